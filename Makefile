@@ -1,0 +1,63 @@
+# schedlab — everything a fresh machine needs is installed by `make setup`, which demo and test
+# depend on: Go modules, the HiGHS WebAssembly build (npm package highs@1.15.3, sha256-checked)
+# and Debian's Chromium for the HTML-report test.
+
+GO        ?= go
+BIN       := bin/schedlab
+PKGS      := ./...
+FUZZTIME  ?= 10s
+SUDO      := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+.PHONY: all setup deps highs chromium build demo test test-short fuzz bench verify clean
+
+all: build
+
+setup: deps highs chromium
+
+deps:
+	$(GO) mod download
+
+highs: deps
+	$(GO) run ./cmd/schedlab solver install
+
+# Chromium renders the HTML report in a test (headless). Installed from Debian's packages.
+chromium:
+	@command -v chromium >/dev/null 2>&1 || { \
+	  echo "installing Debian chromium for the report test"; \
+	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq chromium >/dev/null; }
+
+build: deps
+	$(GO) build -o $(BIN) ./cmd/schedlab
+
+# The main job on the embedded default workload (no download).
+demo: build
+	./$(BIN) run --policy fifo
+	./$(BIN) run --policy drf
+
+# Unit, scenario, golden, fuzz-corpus and determinism tests, with engine invariant checks and the
+# race detector.
+test: setup
+	$(GO) vet $(PKGS)
+	$(GO) test -race -tags invariants -timeout 20m $(PKGS)
+
+test-short: deps
+	$(GO) test -short $(PKGS)
+
+# Short coverage-guided fuzzing of every parser (FUZZTIME each).
+fuzz: deps
+	@set -e; for pkg in $$($(GO) list ./...); do \
+	  for f in $$($(GO) test -list '^Fuzz' $$pkg 2>/dev/null | grep '^Fuzz' || true); do \
+	    echo "fuzz $$pkg $$f"; $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg; \
+	  done; \
+	done
+
+bench: deps
+	$(GO) test -run '^$$' -bench . -benchtime 3x ./replay/
+
+verify: deps
+	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt needed"; exit 1; }
+	$(GO) vet $(PKGS)
+	$(GO) mod tidy -diff
+
+clean:
+	rm -rf bin

@@ -1,0 +1,525 @@
+// Package compare compares two result sets — run outputs (summary.json) or sweep outputs
+// (cells.parquet) — the way benchstat compares benchmark runs: per group of configuration values
+// (policy and axis values) and metric, it reports both means, the relative change with a
+// bootstrap confidence interval across seeds, and a significance test (Mann-Whitney U, or the
+// bootstrap interval when the samples are too small for U to reach the significance level).
+// Every metric declares whether higher or lower is better, so a significant move the wrong way
+// beyond a threshold is a regression: that is how a policy change is gated in CI.
+package compare
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/schedlab/schedlab/experiments"
+	"github.com/schedlab/schedlab/experiments/sweep"
+	"github.com/schedlab/schedlab/report/stats"
+)
+
+// Direction says which way a metric should move.
+type Direction int
+
+// Directions.
+const (
+	// Neutral metrics (counts of jobs, engine counters) are reported but never regress.
+	Neutral Direction = iota
+	// LowerIsBetter: completion times, makespan, SLO miss rate, preemptions.
+	LowerIsBetter
+	// HigherIsBetter: utilization, goodput, utility, completed jobs.
+	HigherIsBetter
+)
+
+// String returns "lower", "higher" or "neutral".
+func (d Direction) String() string {
+	switch d {
+	case LowerIsBetter:
+		return "lower"
+	case HigherIsBetter:
+		return "higher"
+	}
+	return "neutral"
+}
+
+// MetricDirection returns whether higher or lower is better for a metric of cells.parquet or
+// summary.json, judged by its last dotted part (by_queue.q1.avg_jct_s is a JCT).
+func MetricDirection(metric string) Direction {
+	if strings.HasPrefix(metric, "engine.") {
+		return Neutral
+	}
+	last := metric[strings.LastIndexByte(metric, '.')+1:]
+	switch {
+	case strings.HasPrefix(metric, "utilization."):
+		return HigherIsBetter
+	case strings.HasSuffix(last, "_jct_s"), last == "makespan_s", last == "slo_miss_rate",
+		last == "be_mean_latency_s", last == "preemptions", last == "unfinished":
+		return LowerIsBetter
+	case last == "be_goodput_task_hours", last == "completed", last == "min_utility", last == "sum_utility":
+		return HigherIsBetter
+	}
+	return Neutral
+}
+
+// Sample is one result: its group's configuration values, seed and metrics.
+type Sample struct {
+	Group   map[string]string
+	Seed    int64
+	Metrics map[string]float64
+}
+
+// Dataset is a loaded result set.
+type Dataset struct {
+	// Source describes where it came from.
+	Source string
+	// GroupKeys are the configuration keys that tell samples' groups apart.
+	GroupKeys []string
+	Samples   []Sample
+}
+
+// Load reads a result set: a sweep output (a directory with cells.parquet, or the file itself),
+// a run output (a directory with summary.json, or the file), or a directory whose
+// subdirectories are run outputs (e.g. one per seed).
+func Load(p string) (*Dataset, error) {
+	st, err := os.Stat(p)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", experiments.ErrConfig, err)
+	}
+	if !st.IsDir() {
+		switch filepath.Base(p) {
+		case sweep.CellsFile:
+			return loadSweep(p)
+		case experiments.SummaryFile:
+			return loadRuns(p, []string{p})
+		}
+		return nil, fmt.Errorf("%w: %s: want a run or sweep output (a directory with %s or %s)", experiments.ErrConfig, p, experiments.SummaryFile, sweep.CellsFile)
+	}
+	if f := filepath.Join(p, sweep.CellsFile); exists(f) {
+		return loadSweep(f)
+	}
+	if f := filepath.Join(p, experiments.SummaryFile); exists(f) {
+		return loadRuns(p, []string{f})
+	}
+	files, _ := filepath.Glob(filepath.Join(p, "*", experiments.SummaryFile))
+	if len(files) > 0 {
+		slices.Sort(files)
+		return loadRuns(p, files)
+	}
+	return nil, fmt.Errorf("%w: %s: no %s or %s (nor run outputs in its subdirectories)", experiments.ErrConfig, p, sweep.CellsFile, experiments.SummaryFile)
+}
+
+func exists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}
+
+func loadSweep(file string) (*Dataset, error) {
+	t, err := sweep.ReadTable(file)
+	if err != nil {
+		return nil, err
+	}
+	d := &Dataset{Source: fmt.Sprintf("%s (sweep %s, label %q, %d cells)", file, t.Spec, t.Label, len(t.Rows))}
+	for _, c := range t.Axes {
+		d.GroupKeys = append(d.GroupKeys, c.Key)
+	}
+	for i := range t.Rows {
+		r := &t.Rows[i]
+		s := Sample{Group: map[string]string{}, Seed: r.Seed, Metrics: r.Metrics}
+		for _, k := range d.GroupKeys {
+			s.Group[k], _ = t.Value(r, k)
+		}
+		d.Samples = append(d.Samples, s)
+	}
+	return d, nil
+}
+
+// loadRuns reads run outputs. The group keys are policy.name and every configuration key whose
+// value differs between the runs (other than the seed).
+func loadRuns(src string, files []string) (*Dataset, error) {
+	d := &Dataset{Source: fmt.Sprintf("%s (%d runs)", src, len(files))}
+	var configs []map[string]string
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return nil, err
+		}
+		var doc experiments.SummaryDoc
+		if err := json.Unmarshal(b, &doc); err != nil {
+			return nil, fmt.Errorf("%s: %w", f, err)
+		}
+		m, err := sweep.Metrics(&doc)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", f, err)
+		}
+		flat := map[string]string{}
+		flattenConfig("", doc.Provenance.Config, flat)
+		configs = append(configs, flat)
+		d.Samples = append(d.Samples, Sample{Seed: doc.Provenance.Seed, Metrics: m})
+	}
+	keys := map[string]bool{"policy.name": true}
+	for k := range configs[0] {
+		for _, c := range configs[1:] {
+			if c[k] != configs[0][k] && k != "seed" {
+				keys[k] = true
+			}
+		}
+	}
+	for k := range keys {
+		d.GroupKeys = append(d.GroupKeys, k)
+	}
+	slices.Sort(d.GroupKeys)
+	for i := range d.Samples {
+		d.Samples[i].Group = map[string]string{}
+		for _, k := range d.GroupKeys {
+			d.Samples[i].Group[k] = configs[i][k]
+		}
+	}
+	return d, nil
+}
+
+func flattenConfig(prefix string, v any, out map[string]string) {
+	if m, ok := v.(map[string]any); ok {
+		for k, e := range m {
+			if prefix != "" {
+				k = prefix + "." + k
+			}
+			flattenConfig(k, e, out)
+		}
+		return
+	}
+	if l, ok := v.([]any); ok {
+		out[prefix] = experiments.FormatValue(l)
+		return
+	}
+	if f, ok := v.(float64); ok { // JSON numbers
+		out[prefix] = experiments.FormatValue(f)
+		return
+	}
+	out[prefix] = experiments.FormatValue(v)
+}
+
+// Tests.
+const (
+	TestAuto      = "auto"
+	TestMW        = "mw"
+	TestBootstrap = "bootstrap"
+)
+
+// Options configure Compare.
+type Options struct {
+	// Alpha is the significance level (default 0.05).
+	Alpha float64
+	// Threshold is the smallest relative change, in the wrong direction, that counts as a
+	// regression (default 0.02, i.e. 2%).
+	Threshold float64
+	// Metrics selects metrics by name or path.Match pattern ("utilization.*"); empty means every
+	// top-level metric with a direction (no by_class.*, by_queue.*).
+	Metrics []string
+	// Test is auto (default), mw or bootstrap. auto uses Mann-Whitney U when the sample sizes
+	// can reach Alpha (n ≥ 4 each, for 0.05) and the bootstrap otherwise.
+	Test string
+	// Iters is the number of bootstrap replicates (default 2000).
+	Iters int
+}
+
+func (o *Options) defaults() error {
+	if o.Alpha == 0 {
+		o.Alpha = 0.05
+	}
+	if o.Alpha <= 0 || o.Alpha >= 1 || math.IsNaN(o.Alpha) {
+		return fmt.Errorf("%w: --alpha %v: want 0 < alpha < 1", experiments.ErrConfig, o.Alpha)
+	}
+	if o.Threshold < 0 || math.IsNaN(o.Threshold) {
+		return fmt.Errorf("%w: --threshold %v: want ≥ 0", experiments.ErrConfig, o.Threshold)
+	}
+	if o.Test == "" {
+		o.Test = TestAuto
+	}
+	if !slices.Contains([]string{TestAuto, TestMW, TestBootstrap}, o.Test) {
+		return fmt.Errorf("%w: --test %q (valid: auto, mw, bootstrap)", experiments.ErrConfig, o.Test)
+	}
+	if o.Iters == 0 {
+		o.Iters = 2000
+	}
+	for _, m := range o.Metrics {
+		if _, err := path.Match(m, ""); err != nil {
+			return fmt.Errorf("%w: --metric %q: %v", experiments.ErrConfig, m, err)
+		}
+	}
+	return nil
+}
+
+// Verdicts of a comparison row.
+const (
+	VerdictSame       = "~"          // no significant change
+	VerdictBetter     = "better"     // significant, the right way
+	VerdictWorse      = "worse"      // significant, the wrong way, within the threshold
+	VerdictRegression = "REGRESSION" // significant, the wrong way, beyond the threshold
+	VerdictChanged    = "changed"    // significant change of a neutral metric
+)
+
+// Row is one (group, metric) comparison.
+type Row struct {
+	Group     string
+	Metric    string
+	Direction Direction
+	Base, New []float64
+	// BaseMean and NewMean are the sample means.
+	BaseMean, NewMean float64
+	// Rel is the relative change of the mean with its 95% bootstrap interval (NaN when the
+	// base mean is 0).
+	Rel stats.CI
+	// P is the p-value of the test (NaN for the bootstrap and single samples).
+	P float64
+	// Test names the test used: mw, bootstrap, or exact (one deterministic sample each).
+	Test        string
+	Significant bool
+	Verdict     string
+}
+
+// Result is a comparison.
+type Result struct {
+	Base, New   string
+	GroupKeys   []string
+	Rows        []Row
+	OnlyBase    []string
+	OnlyNew     []string
+	Regressions int
+	Options     Options
+	Notes       []string
+}
+
+// Compare compares base with new per group and metric.
+func Compare(base, new *Dataset, opts Options) (*Result, error) {
+	if err := opts.defaults(); err != nil {
+		return nil, err
+	}
+	res := &Result{Base: base.Source, New: new.Source, Options: opts}
+	for _, k := range base.GroupKeys {
+		if slices.Contains(new.GroupKeys, k) {
+			res.GroupKeys = append(res.GroupKeys, k)
+		}
+	}
+	if extra := symDiff(base.GroupKeys, new.GroupKeys); len(extra) > 0 {
+		res.Notes = append(res.Notes, fmt.Sprintf("grouping by %s only: %s vary on one side and are pooled", strings.Join(res.GroupKeys, ", "), strings.Join(extra, ", ")))
+	}
+	bg, border := groups(base, res.GroupKeys)
+	ng, norder := groups(new, res.GroupKeys)
+	for _, g := range border {
+		if ng[g] == nil {
+			res.OnlyBase = append(res.OnlyBase, g)
+		}
+	}
+	for _, g := range norder {
+		if bg[g] == nil {
+			res.OnlyNew = append(res.OnlyNew, g)
+		}
+	}
+	small := false
+	for _, g := range border {
+		if ng[g] == nil {
+			continue
+		}
+		for _, m := range selectMetrics(bg[g], ng[g], opts.Metrics) {
+			b, n := values(bg[g], m), values(ng[g], m)
+			if len(b) == 0 || len(n) == 0 {
+				continue
+			}
+			row := compareOne(g, m, b, n, opts)
+			if row.Test == TestBootstrap && opts.Test == TestAuto {
+				small = true
+			}
+			if row.Verdict == VerdictRegression {
+				res.Regressions++
+			}
+			res.Rows = append(res.Rows, row)
+		}
+	}
+	if small {
+		res.Notes = append(res.Notes, fmt.Sprintf("some groups have too few seeds for a Mann-Whitney U test to reach p < %g (it needs 4+ per side at 0.05); their significance comes from the %d-replicate bootstrap interval of the change", opts.Alpha, opts.Iters))
+	}
+	if len(res.Rows) == 0 {
+		return res, fmt.Errorf("%w: compare: no metric in common between %s and %s (groups by %s)", experiments.ErrConfig, base.Source, new.Source, strings.Join(res.GroupKeys, ", "))
+	}
+	return res, nil
+}
+
+func symDiff(a, b []string) []string {
+	var out []string
+	for _, x := range a {
+		if !slices.Contains(b, x) {
+			out = append(out, x)
+		}
+	}
+	for _, x := range b {
+		if !slices.Contains(a, x) {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// groups splits samples by their values of keys, keeping first-appearance order.
+func groups(d *Dataset, keys []string) (map[string][]*Sample, []string) {
+	out := map[string][]*Sample{}
+	var order []string
+	for i := range d.Samples {
+		s := &d.Samples[i]
+		parts := make([]string, len(keys))
+		for j, k := range keys {
+			parts[j] = k + "=" + s.Group[k]
+		}
+		g := strings.Join(parts, " ")
+		if out[g] == nil {
+			order = append(order, g)
+		}
+		out[g] = append(out[g], s)
+	}
+	return out, order
+}
+
+// selectMetrics returns the metrics present on both sides that the patterns select, sorted.
+func selectMetrics(b, n []*Sample, patterns []string) []string {
+	has := func(ss []*Sample) map[string]bool {
+		m := map[string]bool{}
+		for _, s := range ss {
+			for k := range s.Metrics {
+				m[k] = true
+			}
+		}
+		return m
+	}
+	hb, hn := has(b), has(n)
+	var out []string
+	for m := range hb {
+		if !hn[m] {
+			continue
+		}
+		keep := false
+		if len(patterns) == 0 {
+			keep = MetricDirection(m) != Neutral && !strings.HasPrefix(m, "by_class.") && !strings.HasPrefix(m, "by_queue.")
+		}
+		for _, p := range patterns {
+			if ok, _ := path.Match(p, m); ok {
+				keep = true
+			}
+		}
+		if keep {
+			out = append(out, m)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+func values(ss []*Sample, m string) []float64 {
+	var out []float64
+	// Sort by seed so bootstrap resampling sees a stable order.
+	sorted := slices.Clone(ss)
+	slices.SortStableFunc(sorted, func(a, b *Sample) int {
+		switch {
+		case a.Seed < b.Seed:
+			return -1
+		case a.Seed > b.Seed:
+			return 1
+		}
+		return 0
+	})
+	for _, s := range sorted {
+		if v, ok := s.Metrics[m]; ok && !math.IsNaN(v) && !math.IsInf(v, 0) {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// minMWp is the smallest two-sided exact Mann-Whitney p-value for sample sizes n1, n2:
+// 2 / C(n1+n2, n1).
+func minMWp(n1, n2 int) float64 {
+	c := 1.0
+	for i := 1; i <= n1; i++ {
+		c = c * float64(n2+i) / float64(i)
+	}
+	return math.Min(1, 2/c)
+}
+
+func compareOne(group, metric string, b, n []float64, o Options) Row {
+	r := Row{Group: group, Metric: metric, Direction: MetricDirection(metric), Base: b, New: n,
+		BaseMean: stats.Mean(b), NewMean: stats.Mean(n), P: math.NaN()}
+	h := fnv.New64a()
+	h.Write([]byte("compare\x00" + group + "\x00" + metric))
+	rng := rand.New(rand.NewPCG(0x5eed, h.Sum64()))
+	r.Rel = stats.CI{Estimate: math.NaN(), Lo: math.NaN(), Hi: math.NaN(), Level: 0.95}
+	if r.BaseMean != 0 {
+		if ci, err := stats.BootstrapRelChangeCI(b, n, 0.95, o.Iters, rng); err == nil {
+			r.Rel = ci
+		} else {
+			r.Rel.Estimate = stats.RelChange(b, n)
+		}
+	}
+	test := o.Test
+	if test == TestAuto {
+		test = TestMW
+		if minMWp(len(b), len(n)) >= o.Alpha {
+			test = TestBootstrap
+		}
+	}
+	switch {
+	case len(b) == 1 && len(n) == 1:
+		// One deterministic run each: any difference is the change itself.
+		r.Test = "exact"
+		r.Significant = b[0] != n[0]
+	case test == TestMW:
+		r.Test = TestMW
+		if mw, err := stats.MannWhitneyU(b, n); err == nil {
+			r.P = mw.P
+			r.Significant = mw.P < o.Alpha
+		}
+	default:
+		r.Test = TestBootstrap
+		if r.BaseMean == 0 {
+			r.Significant = r.NewMean != 0 && !allEqual(n, 0)
+			break
+		}
+		ci, err := stats.BootstrapRelChangeCI(b, n, 1-o.Alpha, o.Iters, rand.New(rand.NewPCG(0x5eed, h.Sum64())))
+		r.Significant = err == nil && (ci.Lo > 0 || ci.Hi < 0)
+	}
+	r.Verdict = VerdictSame
+	if r.Significant {
+		up := r.NewMean > r.BaseMean
+		switch {
+		case r.NewMean == r.BaseMean:
+			r.Verdict = VerdictSame
+		case r.Direction == Neutral:
+			r.Verdict = VerdictChanged
+		case up == (r.Direction == HigherIsBetter):
+			r.Verdict = VerdictBetter
+		default:
+			r.Verdict = VerdictWorse
+			rel := math.Abs(r.Rel.Estimate)
+			if math.IsNaN(rel) || rel > o.Threshold {
+				r.Verdict = VerdictRegression
+			}
+		}
+	}
+	return r
+}
+
+func allEqual(xs []float64, v float64) bool {
+	for _, x := range xs {
+		if x != v {
+			return false
+		}
+	}
+	return true
+}
+
+// ErrRegression is returned by the CLI when --fail-on-regression finds one.
+var ErrRegression = errors.New("regression")

@@ -1,0 +1,274 @@
+// Package experiments turns configuration into runs: it resolves a run configuration from
+// files, flags, --set overrides and SCHEDLAB_* environment variables (viper), loads the workload,
+// builds the policy, replays it, and writes the results (jobs.parquet, summary.json,
+// config.yaml). The sweep, reproduce and compare machinery build on it in subpackages, and the
+// experiment specs live beside it under experiments/<paper>/.
+package experiments
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cast"
+	"github.com/spf13/viper"
+)
+
+// Key documents one configuration key.
+type Key struct {
+	Name    string
+	Default any
+	Doc     string
+}
+
+// Keys lists every configuration key with its default, in the order README.md documents them.
+// policy.params.* keys are free-form and checked by the chosen policy.
+var Keys = []Key{
+	{"seed", int64(1), "experiment seed; every random draw derives from it and a component name"},
+	{"workload.name", "tpch-fb", "an embedded workload name, or a path to a canonical .parquet/.arrow file or a Carbyne/BoPF .txt DAG file"},
+	{"workload.machines", 0, "override the cluster size (identical machines of the workload's machine capacity); 0 keeps the workload's cluster"},
+	{"workload.pooled", false, "treat the cluster as one capacity vector (CORA/BPF style) instead of placing tasks on machines"},
+	{"policy.name", "fifo", "scheduling policy (see `schedlab policies`)"},
+	{"policy.level", "job", "what fair-sharing policies share between: job or queue"},
+	{"policy.backfill", false, "let ordered policies skip a job whose next task does not fit (default: head-of-line blocking)"},
+	{"policy.class_order", []string{}, "job classes from highest to lowest priority (strict priority)"},
+	{"engine.cycle_s", 0.0, "scheduling period in seconds; 0 schedules at every instant something changed"},
+	{"engine.preempt_delay_s", 0.0, "seconds a preempted task's resources stay held before they are free"},
+	{"engine.preempt_keeps_work", false, "a preempted task resumes where it stopped (default: it restarts)"},
+	{"engine.horizon_s", 0.0, "stop the replay at this simulated time; 0 runs until every job completed"},
+	{"engine.oracle", false, "show policies true task durations instead of estimates"},
+	{"metrics.usage_window_s", 60.0, "window for the per-queue resource-usage series; 0 disables it"},
+}
+
+// Config is a resolved run configuration.
+type Config struct {
+	Seed     int64
+	Workload WorkloadConfig
+	Policy   PolicyConfig
+	Engine   EngineConfig
+	Metrics  MetricsConfig
+}
+
+// WorkloadConfig selects and adjusts the workload.
+type WorkloadConfig struct {
+	Name     string
+	Machines int
+	Pooled   bool
+}
+
+// PolicyConfig selects and configures the policy.
+type PolicyConfig struct {
+	Name       string
+	Level      string
+	Backfill   bool
+	ClassOrder []string
+	Params     map[string]any
+}
+
+// EngineConfig configures the replay engine; times in seconds.
+type EngineConfig struct {
+	CycleS           float64
+	PreemptDelayS    float64
+	PreemptKeepsWork bool
+	HorizonS         float64
+	Oracle           bool
+}
+
+// MetricsConfig configures result metrics.
+type MetricsConfig struct {
+	UsageWindowS float64
+}
+
+// ErrConfig is wrapped by every configuration error; the CLI exits with status 2 on it.
+var ErrConfig = errors.New("config")
+
+func configErr(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", ErrConfig, fmt.Sprintf(format, args...))
+}
+
+// NewViper returns a viper instance with every key's default and SCHEDLAB_* environment binding
+// (policy.name ↔ SCHEDLAB_POLICY_NAME).
+func NewViper() *viper.Viper {
+	v := viper.New()
+	v.SetEnvPrefix("SCHEDLAB")
+	v.SetEnvKeyReplacer(strings.NewReplacer(".", "_"))
+	v.AutomaticEnv()
+	for _, k := range Keys {
+		v.SetDefault(k.Name, k.Default)
+	}
+	return v
+}
+
+func known(key string) bool {
+	if strings.HasPrefix(key, "policy.params.") {
+		return true
+	}
+	return slices.ContainsFunc(Keys, func(k Key) bool { return k.Name == key })
+}
+
+// KeyNames returns every documented key name.
+func KeyNames() []string {
+	out := make([]string, len(Keys))
+	for i, k := range Keys {
+		out[i] = k.Name
+	}
+	return out
+}
+
+// CheckKeys rejects keys that are not configuration keys, naming the source they came from.
+func CheckKeys(keys []string, source string) error {
+	for _, k := range keys {
+		if !known(k) {
+			return configErr("unknown config key %q in %s (valid: %s, policy.params.*)", k, source, strings.Join(KeyNames(), ", "))
+		}
+	}
+	return nil
+}
+
+// ApplySet applies "key=value" overrides, rejecting unknown keys and malformed pairs.
+func ApplySet(v *viper.Viper, sets []string) error {
+	for _, s := range sets {
+		k, val, ok := strings.Cut(s, "=")
+		k = strings.TrimSpace(k)
+		if !ok || k == "" {
+			return configErr("--set %q: want key=value", s)
+		}
+		if err := CheckKeys([]string{k}, "--set"); err != nil {
+			return err
+		}
+		v.Set(k, val)
+	}
+	return nil
+}
+
+// Resolve reads a Config from v, checking every key's type and range.
+func Resolve(v *viper.Viper) (Config, error) {
+	if err := CheckKeys(v.AllKeys(), "configuration"); err != nil {
+		return Config{}, err
+	}
+	var c Config
+	var err error
+	get := func(key string, f func(any) error) {
+		if err == nil {
+			if e := f(v.Get(key)); e != nil {
+				err = configErr("%s: %v", key, e)
+			}
+		}
+	}
+	str := func(dst *string) func(any) error {
+		return func(x any) error { s, e := cast.ToStringE(x); *dst = strings.TrimSpace(s); return e }
+	}
+	boolean := func(dst *bool) func(any) error {
+		return func(x any) error {
+			b, e := cast.ToBoolE(x)
+			if e != nil {
+				return fmt.Errorf("not a boolean: %v", x)
+			}
+			*dst = b
+			return nil
+		}
+	}
+	nonNegFloat := func(dst *float64) func(any) error {
+		return func(x any) error {
+			f, e := cast.ToFloat64E(x)
+			if e != nil || math.IsNaN(f) || math.IsInf(f, 0) || f < 0 {
+				return fmt.Errorf("want a number ≥ 0, got %v", x)
+			}
+			*dst = f
+			return nil
+		}
+	}
+	get("seed", func(x any) error {
+		if s, ok := x.(string); ok {
+			n, e := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
+			c.Seed = n
+			if e != nil {
+				return fmt.Errorf("want an integer, got %q", s)
+			}
+			return nil
+		}
+		n, e := cast.ToInt64E(x)
+		c.Seed = n
+		return e
+	})
+	get("workload.name", str(&c.Workload.Name))
+	get("workload.machines", func(x any) error {
+		n, e := cast.ToIntE(x)
+		if e != nil || n < 0 {
+			return fmt.Errorf("want an integer ≥ 0, got %v", x)
+		}
+		c.Workload.Machines = n
+		return nil
+	})
+	get("workload.pooled", boolean(&c.Workload.Pooled))
+	get("policy.name", str(&c.Policy.Name))
+	get("policy.level", str(&c.Policy.Level))
+	get("policy.backfill", boolean(&c.Policy.Backfill))
+	get("policy.class_order", func(x any) error {
+		if s, ok := x.(string); ok { // from --set or env: comma separated
+			c.Policy.ClassOrder = nil
+			for _, p := range strings.Split(s, ",") {
+				if p = strings.TrimSpace(p); p != "" {
+					c.Policy.ClassOrder = append(c.Policy.ClassOrder, p)
+				}
+			}
+			return nil
+		}
+		l, e := cast.ToStringSliceE(x)
+		c.Policy.ClassOrder = l
+		return e
+	})
+	get("engine.cycle_s", nonNegFloat(&c.Engine.CycleS))
+	get("engine.preempt_delay_s", nonNegFloat(&c.Engine.PreemptDelayS))
+	get("engine.preempt_keeps_work", boolean(&c.Engine.PreemptKeepsWork))
+	get("engine.horizon_s", nonNegFloat(&c.Engine.HorizonS))
+	get("engine.oracle", boolean(&c.Engine.Oracle))
+	get("metrics.usage_window_s", nonNegFloat(&c.Metrics.UsageWindowS))
+	if err != nil {
+		return Config{}, err
+	}
+	if c.Workload.Name == "" {
+		return Config{}, configErr("workload.name: empty")
+	}
+	if c.Policy.Level != "job" && c.Policy.Level != "queue" {
+		return Config{}, configErr("policy.level: %q (valid: job, queue)", c.Policy.Level)
+	}
+	c.Policy.Params = map[string]any{}
+	for _, k := range v.AllKeys() {
+		if p, ok := strings.CutPrefix(k, "policy.params."); ok {
+			c.Policy.Params[p] = v.Get(k)
+		}
+	}
+	return c, nil
+}
+
+// Map renders the configuration as nested maps with every key, for config.yaml and hashing.
+func (c Config) Map() map[string]any {
+	params := map[string]any{}
+	for k, v := range c.Policy.Params {
+		params[k] = v
+	}
+	order := c.Policy.ClassOrder
+	if order == nil {
+		order = []string{}
+	}
+	return map[string]any{
+		"seed": c.Seed,
+		"workload": map[string]any{
+			"name": c.Workload.Name, "machines": c.Workload.Machines, "pooled": c.Workload.Pooled,
+		},
+		"policy": map[string]any{
+			"name": c.Policy.Name, "level": c.Policy.Level, "backfill": c.Policy.Backfill,
+			"class_order": order, "params": params,
+		},
+		"engine": map[string]any{
+			"cycle_s": c.Engine.CycleS, "preempt_delay_s": c.Engine.PreemptDelayS,
+			"preempt_keeps_work": c.Engine.PreemptKeepsWork, "horizon_s": c.Engine.HorizonS,
+			"oracle": c.Engine.Oracle,
+		},
+		"metrics": map[string]any{"usage_window_s": c.Metrics.UsageWindowS},
+	}
+}

@@ -1,0 +1,702 @@
+package jvu
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/schedlab/schedlab/policies/predict"
+	"github.com/schedlab/schedlab/report"
+	"github.com/schedlab/schedlab/traces"
+)
+
+// Labels select the data a reproduction runs on.
+const (
+	// QuickLabel runs on the committed fixture slice (testdata/google2011): seconds, for CI.
+	QuickLabel = "quick"
+	// PaperLabel runs on the whole month (all 500 job_events parts).
+	PaperLabel = "paper"
+)
+
+// PaperName is the paper the reproductions come from.
+const PaperName = "JamaisVu"
+
+// PaperPopulation is the number of jobs the paper evaluates (§3.2).
+const PaperPopulation = 385582
+
+// PaperSrcEnv names the environment variable that overrides DefaultPaperSrc.
+const PaperSrcEnv = "SCHEDLAB_GOOGLE2011"
+
+// DefaultPaperSrc is where the paper label looks for the trace (a directory holding
+// job_events/ with all 500 parts, and optionally task_events/) unless PaperSrcEnv is set.
+const DefaultPaperSrc = "/work/shared/data/google2011"
+
+// QuickSrc is the committed fixture slice, relative to this package's directory.
+const QuickSrc = "testdata/google2011"
+
+// Options configure a reproduction.
+type Options struct {
+	// Src is the Google 2011 trace: a directory with job_events/ (and optionally
+	// task_events/), a job_events directory, or part files. Empty selects the label's default.
+	Src string
+	// Label is QuickLabel or PaperLabel.
+	Label string
+	// OutDir receives the figures (PNG and SVG) and <id>.md.
+	OutDir string
+}
+
+// IDs returns the reproduction ids, in paper order.
+func IDs() []string {
+	return []string{"jv-table1", "jv-fig3", "jv-fig11", "jv-fig12", "jv-fig13", "jv-refine"}
+}
+
+// ErrUnknownID is wrapped by the error Reproduce returns for an id it does not know.
+var ErrUnknownID = errors.New("jvu: unknown reproduction")
+
+// ErrNoData is wrapped by the error Reproduce returns when the trace is not where the label
+// says; tests skip on it.
+var ErrNoData = errors.New("jvu: trace data not found")
+
+// SrcFor returns the trace path a label reads when Options.Src is empty: for quick the fixture
+// slice (looked up relative to the working directory, from the repository root or this
+// package's directory), for paper $SCHEDLAB_GOOGLE2011 or DefaultPaperSrc.
+func SrcFor(label string) (string, error) {
+	switch label {
+	case QuickLabel:
+		for _, p := range []string{QuickSrc, filepath.Join("experiments", "jvu", QuickSrc)} {
+			if _, err := os.Stat(p); err == nil {
+				return p, nil
+			}
+		}
+		return "", fmt.Errorf("%w: the quick fixture %s (run from the repository root, or pass Src)", ErrNoData, filepath.Join("experiments", "jvu", QuickSrc))
+	case PaperLabel:
+		p := DefaultPaperSrc
+		if e := os.Getenv(PaperSrcEnv); e != "" {
+			p = e
+		}
+		if _, err := os.Stat(filepath.Join(p, "job_events")); err != nil {
+			return "", fmt.Errorf("%w: %s has no job_events/ (set %s)", ErrNoData, p, PaperSrcEnv)
+		}
+		return p, nil
+	}
+	return "", fmt.Errorf("jvu: unknown label %q (valid: %s, %s)", label, QuickLabel, PaperLabel)
+}
+
+// Reproduce runs reproduction id on the trace o selects, writes its figures and <id>.md into
+// o.OutDir, and returns the artifact.
+func Reproduce(id string, o Options) (*Artifact, error) {
+	build, ok := builders[id]
+	if !ok {
+		return nil, fmt.Errorf("%w %q (valid: %s)", ErrUnknownID, id, strings.Join(IDs(), ", "))
+	}
+	if o.Label != QuickLabel && o.Label != PaperLabel {
+		return nil, fmt.Errorf("jvu: unknown label %q (valid: %s, %s)", o.Label, QuickLabel, PaperLabel)
+	}
+	if o.OutDir == "" {
+		return nil, errors.New("jvu: Options.OutDir is required")
+	}
+	src := o.Src
+	if src == "" {
+		var err error
+		if src, err = SrcFor(o.Label); err != nil {
+			return nil, err
+		}
+	}
+	t, err := Load(src)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(o.OutDir, 0o755); err != nil {
+		return nil, fmt.Errorf("jvu: %w", err)
+	}
+	a, err := build(t, o.OutDir)
+	if err != nil {
+		return nil, fmt.Errorf("jvu: %s: %w", id, err)
+	}
+	a.ID, a.Paper, a.Label = id, PaperName, o.Label
+	a.Notes = populationNote(t) + a.Notes
+	md := a.Markdown()
+	if err := atomicWrite(filepath.Join(o.OutDir, id+".md"), func(w io.Writer) error {
+		_, err := io.WriteString(w, md)
+		return err
+	}); err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+type builder func(t *Trace, outDir string) (*Artifact, error)
+
+var builders = map[string]builder{
+	"jv-table1": table1,
+	"jv-fig3":   fig3,
+	"jv-fig11":  fig11,
+	"jv-fig12":  fig12,
+	"jv-fig13":  fig13,
+	"jv-refine": refine,
+}
+
+// populationNote defines the population and runtime and compares the size with the paper's.
+func populationNote(t *Trace) string {
+	return fmt.Sprintf(`Population: every job of the trace whose final state is FINISH — %d jobs here, %d in the paper (%s). Runtime: from the job's first SCHEDULE to its last FINISH; the %d jobs already running when the trace window opened count from time 0 (google2011.JobRecord.Runtime leaves them out, giving %d). Online evaluation: all %d submitted jobs (killed and unfinished ones too) are predicted at their SUBMIT time from the jobs that completed strictly before it — a completion at the same microsecond is not yet visible — and each FINISH is fed back when it happens. Relative error is (predicted − actual)/actual; "beyond 2x" is under by more than 50%% or over by more than 100%%; "beyond 10x" is predicted < actual/10 or > 10·actual. Numeric claims hold when ours is within 20%% of the paper's value or 1 percentage point.
+`, t.Finished, PaperPopulation, populationVerdict(t.Finished), t.StartedBeforeWindow, t.Finished-t.StartedBeforeWindow, len(t.Jobs))
+}
+
+func populationVerdict(n int) string {
+	if n == PaperPopulation {
+		return "the same jobs"
+	}
+	return fmt.Sprintf("%+d", n-PaperPopulation)
+}
+
+// near is the numeric-claim criterion: ours within 20% of the paper's value, or 1 percentage
+// point (both in percent).
+func near(ours, paper float64) bool {
+	return math.Abs(ours-paper) <= math.Max(1, 0.2*math.Abs(paper))
+}
+
+func pct(f float64) string { return fmt.Sprintf("%.2f%%", 100*f) }
+
+func pctNum(p float64) string { return fmt.Sprintf("%g%%", p) }
+
+// baseConfig is JVuPredict as evaluated in Figs 11-13: the three primary features, the four
+// estimators, no secondary features, no median filter.
+func baseConfig() Config { return Config{Name: "JVuPredict", KeepCands: true} }
+
+// ---------------------------------------------------------------- Table 1
+
+var table1Paper = []struct {
+	feature, desc  string
+	over2x, unique float64 // percent
+}{
+	{"job", "Job name (user-provided)", 24, 38.25},
+	{"ljob", "Logical job name (application)", 12, 8.37},
+	{"user", "User ID", 33, 0.04},
+}
+
+func table1(t *Trace, outDir string) (*Artifact, error) {
+	a := &Artifact{
+		Title:     "Per-feature predictability and coverage",
+		Reference: "Table 1: JVuPredict-tracked features for Google cluster trace (% prediction error over 2X; % unique occurrences)",
+	}
+	tab := Table{Title: "Table 1", Columns: []string{"feature", "paper: error beyond 2x", "ours: error beyond 2x", "paper: unique occurrences", "ours: value unseen before", "ours: no completed history"}}
+	var over, unseen []float64
+	for _, row := range table1Paper {
+		r, err := Run(t, Config{Name: row.feature + " alone", Opts: predict.Options{Features: []string{row.feature}}})
+		if err != nil {
+			return nil, err
+		}
+		s := r.Summary()
+		u := fraction(r.Unseen[0])
+		nh := fraction(r.NoHistory[0])
+		over = append(over, 100*s.Outside2x)
+		unseen = append(unseen, 100*u)
+		tab.Rows = append(tab.Rows, []string{row.desc + " (" + row.feature + ")", pctNum(row.over2x), pct(s.Outside2x), pctNum(row.unique), pct(u), pct(nh)})
+		a.Claims = append(a.Claims,
+			Claim{Text: row.feature + ": predictions beyond 2x", Paper: pctNum(row.over2x), Ours: pct(s.Outside2x), Held: near(100*s.Outside2x, row.over2x)},
+			Claim{Text: row.feature + ": jobs whose value was not seen earlier in the trace", Paper: pctNum(row.unique), Ours: pct(u), Held: near(100*u, row.unique)},
+		)
+	}
+	a.Tables = append(a.Tables, tab)
+	a.Claims = append([]Claim{{
+		Text: "population size (jobs with a FINISH)", Paper: fmt.Sprint(PaperPopulation), Ours: fmt.Sprint(t.Finished), Held: t.Finished == PaperPopulation,
+	}}, a.Claims...)
+	a.Claims = append(a.Claims,
+		Claim{Text: "ordering of errors beyond 2x: ljob < job < user", Paper: "12% < 24% < 33%",
+			Ours: fmt.Sprintf("%.1f%% / %.1f%% / %.1f%%", over[1], over[0], over[2]), Held: over[1] < over[0] && over[0] < over[2]},
+		Claim{Text: "coverage: job name most often unseen, then ljob, user almost never (< 0.5%)", Paper: "38.25% > 8.37% > 0.04%",
+			Ours: fmt.Sprintf("%.2f%% > %.2f%% > %.2f%%", unseen[0], unseen[1], unseen[2]), Held: unseen[0] > unseen[1] && unseen[1] > unseen[2] && unseen[2] < 0.5},
+	)
+	cats := []string{"job", "ljob", "user"}
+	paperOver := []float64{24, 12, 33}
+	paperUnique := []float64{38.25, 8.37, 0.04}
+	f := report.NewBars("jv-table1", "", "Feature", "Jobs [%]", cats,
+		single("paper: error beyond 2x", paperOver), single("ours: error beyond 2x", over),
+		single("paper: unique occurrences", paperUnique), single("ours: value unseen before", unseen))
+	f.Legend = report.LegendAbove
+	if err := save(a, f, outDir, "jv-table1"); err != nil {
+		return nil, err
+	}
+	a.Notes = `Each row is JVuPredict restricted to one feature (its four estimators, selected by normalized RMSE), falling back to the catch-all group when the job's value has no history. "Value unseen before": no earlier submission (finished or not) had the value; "no completed history": no job with the value had completed before the submission. The paper's unique-occurrence figures for job name and logical job name are about twice ours under either definition (user matches); we found no reading of the trace that gives 38.25% and 8.37% together with 0.04%.
+`
+	return a, nil
+}
+
+// single returns a CategorySeries with one sample per category.
+func single(label string, vals []float64) report.CategorySeries {
+	s := report.CategorySeries{Label: label, Samples: make([][]float64, len(vals))}
+	for i, v := range vals {
+		s.Samples[i] = []float64{v}
+	}
+	return s
+}
+
+func fraction(bs []bool) float64 {
+	n := 0
+	for _, b := range bs {
+		if b {
+			n++
+		}
+	}
+	return frac(n, len(bs))
+}
+
+// save writes f as PNG and SVG into dir and records the paths in a.
+func save(a *Artifact, f *report.Figure, dir, base string) error {
+	paths, err := f.Save(dir, base, "png", "svg")
+	a.Figures = append(a.Figures, paths...)
+	return err
+}
+
+// ---------------------------------------------------------------- error mass functions
+
+// massBins is the width of the relative-error bins of Figs 3 and 11, in percent.
+const massBins = 5
+
+// massFunction returns the error mass function of predictions pred(i) against actual: the
+// percentage of predictions per 5% bin of relative error from −100% to +100%, with every error
+// of +100% or more lumped into a last bin at +100 (as the paper draws it). x holds the bin
+// centres (and 100 for the lumped bin).
+func massFunction(actual []traces.Time, pred func(i int) traces.Time) (x, y []float64) {
+	nb := 200 / massBins
+	counts := make([]float64, nb+1)
+	n := 0
+	for i, a := range actual {
+		e, ok := predict.RelError(pred(i), a)
+		if !ok {
+			continue
+		}
+		n++
+		e *= 100
+		if e >= 100 {
+			counts[nb]++
+			continue
+		}
+		b := int(math.Floor((e + 100) / massBins))
+		counts[min(max(b, 0), nb-1)]++
+	}
+	x = make([]float64, nb+1)
+	y = make([]float64, nb+1)
+	for b := range counts {
+		x[b] = -100 + massBins*float64(b) + massBins/2.0
+		y[b] = 100 * counts[b] / math.Max(1, float64(n))
+	}
+	x[nb] = 100
+	return x, y
+}
+
+func massSeries(label string, x, y []float64) report.Series {
+	s := report.Series{Label: label, X: x, Samples: make([][]float64, len(y))}
+	for i, v := range y {
+		s.Samples[i] = []float64{v}
+	}
+	return s
+}
+
+// interiorPeak returns the largest bin of a mass function other than the −100% and ≥ +100%
+// end bins (the "no history" and "far over" spikes).
+func interiorPeak(y []float64) float64 { return slices.Max(y[1 : len(y)-1]) }
+
+// ---------------------------------------------------------------- Fig 3
+
+// fig3Pairs are the eight pairs drawn in Fig 3. The paper names only all-rolling and
+// all-median; the others are the median and recent estimators of each feature (median and
+// recent being the two estimators JVuPredict chooses most for job name).
+var fig3Pairs = []string{"job-median", "job-recent", "ljob-median", "ljob-recent", "user-median", "user-recent", "all-rolling", "all-median"}
+
+func fig3(t *Trace, outDir string) (*Artifact, error) {
+	r, err := Run(t, baseConfig())
+	if err != nil {
+		return nil, err
+	}
+	a := &Artifact{
+		Title:     "Relative error of single feature:estimator pairs used alone",
+		Reference: "Figure 3: Distribution of relative estimate error percentages of eight feature:estimator pairs",
+	}
+	tab := Table{Title: "Pairs used alone", Columns: []string{"pair", "within 5%", "within 10%", "beyond 2x", "no history (−100%)", "≥ +100%", "peak of the mass function"}}
+	var series []report.Series
+	within5 := map[string]float64{}
+	peaks := map[string]float64{}
+	for _, name := range fig3Pairs {
+		p := r.PairIndex(name)
+		if p < 0 {
+			return nil, fmt.Errorf("pair %s missing from %v", name, r.Pairs)
+		}
+		pred := func(i int) traces.Time { return r.PairPred(p, i) }
+		x, y := massFunction(r.Actual, pred)
+		s := r.PairSummary(p)
+		noHist := 0
+		for i := range r.Actual {
+			if math.IsNaN(r.Cands[p][i]) {
+				noHist++
+			}
+		}
+		within5[name], peaks[name] = s.Within5, interiorPeak(y)
+		tab.Rows = append(tab.Rows, []string{name, pct(s.Within5), pct(s.Within10), pct(s.Outside2x), pct(frac(noHist, r.N())), fmt.Sprintf("%.2f%%", y[len(y)-1]), fmt.Sprintf("%.2f%%", peaks[name])})
+		series = append(series, massSeries(name, x, y))
+	}
+	a.Tables = append(a.Tables, tab)
+	best := slices.MaxFunc(fig3Pairs, func(x, y string) int { return cmpFloat(within5[x], within5[y]) })
+	flat := slices.Clone(fig3Pairs)
+	slices.SortStableFunc(flat, func(x, y string) int { return cmpFloat(peaks[x], peaks[y]) })
+	a.Claims = []Claim{
+		{Text: "a job-name pair gives the most estimates within 5%", Paper: "job name", Ours: fmt.Sprintf("%s (%s)", best, pct(within5[best])), Held: strings.HasPrefix(best, "job-")},
+		{Text: "all-rolling and all-median are the two flattest lines (lowest interior peak)", Paper: "all-rolling, all-median", Ours: strings.Join(flat[:2], ", "),
+			Held: slices.Contains(flat[:2], "all-rolling") && slices.Contains(flat[:2], "all-median")},
+	}
+	f := report.NewLines("jv-fig3", "", "Relative error [%]", "Predictions [%]", series...)
+	f.Legend = report.LegendAbove
+	if err := save(a, f, outDir, "jv-fig3"); err != nil {
+		return nil, err
+	}
+	a.Notes = `Each pair predicts every job alone: its estimate from the job's group, or 0 (the paper's "near-zero underestimate", error −100%) when the group has no history. Bins are 5% wide; errors of +100% or more are lumped at +100. The paper does not list its eight pairs beyond all-rolling and all-median; we draw the median and recent estimators of each feature.
+`
+	return a, nil
+}
+
+func cmpFloat(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// ---------------------------------------------------------------- Fig 11
+
+func fig11(t *Trace, outDir string) (*Artifact, error) {
+	r, err := Run(t, baseConfig())
+	if err != nil {
+		return nil, err
+	}
+	a := &Artifact{
+		Title:     "Error mass function of JVuPredict vs the \"all\" estimators",
+		Reference: "Figure 11: normalized prediction error mass function of JVuPredict and of its estimators over all previous runtimes",
+	}
+	x, y := massFunction(r.Actual, func(i int) traces.Time { return r.Pred[i] })
+	series := []report.Series{massSeries("JVuPredict", x, y)}
+	s := r.Summary()
+	tab := Table{Title: "Error profile", Columns: []string{"predictor", "within 2x", "within 10%", "within 5%", "median |error|"}}
+	tab.Rows = append(tab.Rows, []string{"JVuPredict", pct(1 - s.Outside2x), pct(s.Within10), pct(s.Within5), pct(s.MedianAbs)})
+	allWorse := true
+	var worst []string
+	for _, e := range predict.EstimatorNames() {
+		p := r.PairIndex("all-" + e)
+		ax, ay := massFunction(r.Actual, func(i int) traces.Time { return r.PairPred(p, i) })
+		series = append(series, massSeries("all-"+e, ax, ay))
+		ps := r.PairSummary(p)
+		tab.Rows = append(tab.Rows, []string{"all-" + e, pct(1 - ps.Outside2x), pct(ps.Within10), pct(ps.Within5), pct(ps.MedianAbs)})
+		allWorse = allWorse && (1-ps.Outside2x) <= (1-s.Outside2x)-0.2
+		worst = append(worst, fmt.Sprintf("%s %s", e, pct(1-ps.Outside2x)))
+	}
+	a.Tables = append(a.Tables, tab)
+	mode := slices.Index(y, slices.Max(y))
+	// Bad estimates: where they come from.
+	bad, badNoHist, badLowScore := 0, 0, 0
+	for i := range r.Actual {
+		p, act := r.Pred[i], r.Actual[i]
+		if act <= 0 || !(2*p < act || p > 2*act) {
+			continue
+		}
+		bad++
+		if r.Pair[i] < 0 || r.PairSlot(int(r.Pair[i])) == len(r.Slots)-1 {
+			badNoHist++
+		}
+		if sc := r.Score[i]; !math.IsNaN(sc) && sc < 1 {
+			badLowScore++
+		}
+	}
+	a.Claims = []Claim{
+		{Text: "predictions within a factor of two", Paper: "90%", Ours: pct(1 - s.Outside2x), Held: near(100*(1-s.Outside2x), 90)},
+		{Text: "errors are centred close to 0% (the largest 5% bin touches 0)", Paper: "centred near 0", Ours: fmt.Sprintf("largest bin at %+.1f%%", x[mode]), Held: math.Abs(x[mode]) <= massBins},
+		{Text: "every \"all\" estimator is far worse (≥ 20 pp fewer predictions within 2x)", Paper: "quite bad", Ours: strings.Join(worst, ", "), Held: allWorse},
+		{Text: "bad estimates (beyond 2x) that had no history and fell back to \"all\"", Paper: "1%", Ours: pct(frac(badNoHist, bad)), Held: near(100*frac(badNoHist, bad), 1)},
+		{Text: "bad estimates whose chosen pair had a normalized RMSE below 1", Paper: "35%", Ours: pct(frac(badLowScore, bad)), Held: near(100*frac(badLowScore, bad), 35)},
+	}
+	f := report.NewLines("jv-fig11", "", "Relative error [%]", "Predictions [%]", series...)
+	f.Legend = report.LegendAbove
+	if err := save(a, f, outDir, "jv-fig11"); err != nil {
+		return nil, err
+	}
+	a.Notes = `JVuPredict here is the base configuration: features job, ljob, user; estimators average, median, rolling, recent; no secondary features, no median filter (jv-refine adds them). The "all" lines are the four estimators over every previous runtime, each used alone. Bins are 5% wide; errors of +100% or more are lumped at +100. The paper's third statistic (11% of bad estimates are outliers) is not recomputed.
+`
+	return a, nil
+}
+
+// ---------------------------------------------------------------- Fig 12
+
+func fig12(t *Trace, outDir string) (*Artifact, error) {
+	r, err := Run(t, baseConfig())
+	if err != nil {
+		return nil, err
+	}
+	a := &Artifact{
+		Title:     "Predictions outside 2x and 10x: JVuPredict vs the best single pairs",
+		Reference: "Figure 12: percentage of predictions outside a factor of two and of ten of the actual runtime",
+	}
+	type entry struct {
+		name string
+		s    ErrorSummary
+		p    int
+	}
+	var singles []entry
+	for p, name := range r.Pairs {
+		singles = append(singles, entry{name, r.PairSummary(p), p})
+	}
+	slices.SortStableFunc(singles, func(x, y entry) int { return cmpFloat(x.s.Outside2x, y.s.Outside2x) })
+	shown := slices.Clone(singles[:min(4, len(singles))])
+	if !slices.ContainsFunc(shown, func(e entry) bool { return e.name == "ljob-recent" }) {
+		if i := slices.IndexFunc(singles, func(e entry) bool { return e.name == "ljob-recent" }); i >= 0 {
+			shown = append(shown, singles[i])
+		}
+	}
+	js := r.Summary()
+	cats := []string{"JVuPredict"}
+	out2 := []float64{100 * js.Outside2x}
+	out10 := []float64{100 * js.Outside10x}
+	tab := Table{Title: "Predictions outside 2x and 10x", Columns: []string{"predictor", "paper: outside 2x", "ours: outside 2x", "ours: outside 10x"}}
+	tab.Rows = append(tab.Rows, []string{"JVuPredict", "10%", pct(js.Outside2x), pct(js.Outside10x)})
+	for _, e := range shown {
+		cats = append(cats, e.name)
+		out2 = append(out2, 100*e.s.Outside2x)
+		out10 = append(out10, 100*e.s.Outside10x)
+		paper := ""
+		if e.name == "ljob-recent" {
+			paper = "12%"
+		}
+		tab.Rows = append(tab.Rows, []string{e.name, paper, pct(e.s.Outside2x), pct(e.s.Outside10x)})
+	}
+	a.Tables = append(a.Tables, tab)
+	best := singles[0]
+	lr := r.PairIndex("ljob-recent")
+	lrs := r.PairSummary(lr)
+	// Jobs the ljob-recent or job-recent pair misses by more than 10x, and whether
+	// JVuPredict also misses them by more than 10x.
+	jr := r.PairIndex("job-recent")
+	off10 := func(p, a traces.Time) bool { return 10*p < a || p > 10*a }
+	missed, stillMissed := 0, 0
+	for i, act := range r.Actual {
+		if act <= 0 {
+			continue
+		}
+		if off10(r.PairPred(lr, i), act) || off10(r.PairPred(jr, i), act) {
+			missed++
+			if off10(r.Pred[i], act) {
+				stillMissed++
+			}
+		}
+	}
+	a.Claims = []Claim{
+		{Text: "JVuPredict predictions outside 2x", Paper: "10%", Ours: pct(js.Outside2x), Held: near(100*js.Outside2x, 10)},
+		{Text: "ljob-recent predictions outside 2x", Paper: "12%", Ours: pct(lrs.Outside2x), Held: near(100*lrs.Outside2x, 12)},
+		{Text: "ljob-recent is the best single pair", Paper: "ljob-recent", Ours: fmt.Sprintf("%s (%s)", best.name, pct(best.s.Outside2x)), Held: best.name == "ljob-recent"},
+		{Text: "JVuPredict beats the best single pair outside 2x", Paper: "10% < 12%", Ours: fmt.Sprintf("%s vs %s", pct(js.Outside2x), pct(best.s.Outside2x)), Held: js.Outside2x < best.s.Outside2x},
+		{Text: "jobs that ljob-recent or job-recent miss by > 10x and JVuPredict misses too (% of all jobs; ≤ 0.5% holds)", Paper: "0.16%",
+			Ours: fmt.Sprintf("%s (%d of the %d jobs they miss)", pct(frac(stillMissed, r.N())), stillMissed, missed), Held: frac(stillMissed, r.N()) <= 0.005},
+	}
+	f := report.NewBars("jv-fig12", "", "Predictor", "Predictions [%]", cats, single("outside 2x", out2), single("outside 10x", out10))
+	f.Legend = report.LegendAbove
+	if err := save(a, f, outDir, "jv-fig12"); err != nil {
+		return nil, err
+	}
+	a.Notes = `JVuPredict is the base configuration (see jv-fig11). The single pairs shown are the four with the fewest predictions outside 2x (plus ljob-recent, the paper's reference, if it is not among them), each used alone (near-zero estimate without history). The paper's 0.16% is read as the share of all jobs that the ljob and job pairs miss by more than 10x and JVuPredict does not rescue.
+`
+	return a, nil
+}
+
+// ---------------------------------------------------------------- Fig 13
+
+func fig13(t *Trace, outDir string) (*Artifact, error) {
+	r, err := Run(t, baseConfig())
+	if err != nil {
+		return nil, err
+	}
+	a := &Artifact{
+		Title:     "How often JVuPredict selects each feature:estimator pair",
+		Reference: "Figure 13: Feature:estimator selections for Google cluster trace",
+	}
+	sel := r.Selections()
+	ests := predict.EstimatorNames()
+	tab := Table{Title: "Selections", Columns: append([]string{"feature"}, append(slices.Clone(ests), "total")...)}
+	var series []report.CategorySeries
+	perSlot := make([]int, len(r.Slots))
+	for _, est := range ests {
+		vals := make([]float64, len(r.Slots))
+		for s, slot := range r.Slots {
+			p := r.PairIndex(slot + "-" + est)
+			vals[s] = 100 * frac(sel[p], r.N())
+			perSlot[s] += sel[p]
+		}
+		series = append(series, single(est, vals))
+	}
+	diverse := true
+	for s, slot := range r.Slots {
+		row := []string{slot}
+		for _, est := range ests {
+			c := sel[r.PairIndex(slot+"-"+est)]
+			row = append(row, fmt.Sprintf("%d (%s)", c, pct(frac(c, r.N()))))
+			if slot != predict.AllGroup && frac(c, perSlot[s]) < 0.01 {
+				diverse = false
+			}
+		}
+		row = append(row, fmt.Sprintf("%d (%s)", perSlot[s], pct(frac(perSlot[s], r.N()))))
+		tab.Rows = append(tab.Rows, row)
+	}
+	none := 0
+	for _, p := range r.Pair {
+		if p < 0 {
+			none++
+		}
+	}
+	tab.Rows = append(tab.Rows, []string{"none (no history at all)", "", "", "", "", fmt.Sprintf("%d (%s)", none, pct(frac(none, r.N())))})
+	a.Tables = append(a.Tables, tab)
+	top := 0
+	for s := range perSlot {
+		if perSlot[s] > perSlot[top] {
+			top = s
+		}
+	}
+	last := len(r.Slots) - 1
+	summary := make([]string, len(r.Slots))
+	for s, slot := range r.Slots {
+		summary[s] = fmt.Sprintf("%s %s", slot, pct(frac(perSlot[s], r.N())))
+	}
+	a.Claims = []Claim{
+		{Text: "job name is the feature chosen most", Paper: "job", Ours: strings.Join(summary, ", "), Held: r.Slots[top] == "job"},
+		{Text: "ljob, user and all are also chosen sometimes", Paper: "yes", Ours: strings.Join(summary[1:], ", "), Held: perSlot[1] > 0 && perSlot[2] > 0 && perSlot[last] > 0},
+		{Text: "every estimator is selected for every feature (≥ 1% of that feature's selections)", Paper: "diverse", Ours: map[bool]string{true: "yes", false: "no"}[diverse], Held: diverse},
+	}
+	f := report.NewBars("jv-fig13", "", "Feature", "Predictions [%]", r.Slots, series...)
+	f.Legend = report.LegendAbove
+	if err := save(a, f, outDir, "jv-fig13"); err != nil {
+		return nil, err
+	}
+	a.Notes = `JVuPredict is the base configuration (see jv-fig11). The catch-all "all" group competes only when none of the job's feature values has history. The paper's figure gives no numbers, so the claims are qualitative.
+`
+	return a, nil
+}
+
+// ---------------------------------------------------------------- secondary features and median filter
+
+func refine(t *Trace, outDir string) (*Artifact, error) {
+	a := &Artifact{
+		Title:     "Effect of the median filter and of secondary features",
+		Reference: "§6.2 (last two paragraphs) and §3.4: secondary features (requested cpu, memory, task count) and the median filter",
+	}
+	base, err := Run(t, Config{Name: "JVuPredict"})
+	if err != nil {
+		return nil, err
+	}
+	filt, err := Run(t, Config{Name: "JVuPredict + median filter", Opts: predict.Options{MedianFilter: true}})
+	if err != nil {
+		return nil, err
+	}
+	bs, fs := base.Summary(), filt.Summary()
+	tab := Table{Title: "Median filter (whole input)", Columns: []string{"configuration", "within 10%", "within 2x", "under 2x", "over 2x", "filtered pairs chosen"}}
+	mfChosen := 0
+	for p, c := range filt.Selections() {
+		if strings.HasSuffix(filt.Pairs[p], predict.FilterSuffix) {
+			mfChosen += c
+		}
+	}
+	tab.Rows = append(tab.Rows,
+		[]string{"JVuPredict", pct(bs.Within10), pct(1 - bs.Outside2x), pct(bs.Under2x), pct(bs.Over2x), ""},
+		[]string{"+ median filter", pct(fs.Within10), pct(1 - fs.Outside2x), pct(fs.Under2x), pct(fs.Over2x), pct(frac(mfChosen, filt.N()))})
+	a.Tables = append(a.Tables, tab)
+	dW10, dOver := 100*(fs.Within10-bs.Within10), 100*(fs.Over2x-bs.Over2x)
+	a.Claims = append(a.Claims,
+		Claim{Text: "median filter: more estimates within 10% (held if it increases)", Paper: "+2%", Ours: fmt.Sprintf("%+.2f pp", dW10), Held: dW10 > 0},
+		Claim{Text: "median filter: fewer over-estimates beyond 2x (held if it decreases)", Paper: "−2%", Ours: fmt.Sprintf("%+.2f pp", dOver), Held: dOver < 0},
+	)
+	// §3.4 outlier statistics over the primary features' histories.
+	var obs, outl int64
+	var groups, withOutl int
+	for _, s := range filt.Stats.Slots[:len(filt.Stats.Slots)-1] {
+		obs += s.Observations
+		outl += s.Outliers
+		groups += s.Testable
+		withOutl += s.GroupsWithOutliers
+	}
+	a.Claims = append(a.Claims,
+		Claim{Text: "runtimes that are outliers of their feature history (> 3σ from its mean)", Paper: "1%", Ours: pct(frac(int(outl), int(obs))), Held: near(100*frac(int(outl), int(obs)), 1)},
+		Claim{Text: "feature histories with at least one outlier (of those long enough to test)", Paper: "over 57%", Ours: pct(frac(withOutl, groups)), Held: frac(withOutl, groups) > 0.57},
+	)
+	f := report.NewBars("jv-refine-filter", "", "Metric", "Predictions [%]", []string{"within 10%", "under 2x", "over 2x"},
+		single("JVuPredict", []float64{100 * bs.Within10, 100 * bs.Under2x, 100 * bs.Over2x}),
+		single("+ median filter", []float64{100 * fs.Within10, 100 * fs.Under2x, 100 * fs.Over2x}))
+	f.Legend = report.LegendAbove
+	if err := save(a, f, outDir, "jv-refine-filter"); err != nil {
+		return nil, err
+	}
+
+	// Secondary features need task_events; evaluate on the part of the trace they cover.
+	if t.TaskWindowEnd < 0 {
+		a.Notes = "No task_events in the input: the secondary-feature comparison is skipped.\n"
+		return a, nil
+	}
+	w := t.Window(t.TaskWindowEnd)
+	wb, err := Run(w, Config{Name: "JVuPredict", KeepCands: true, Opts: predict.Options{Secondary: true}})
+	if err != nil {
+		return nil, err
+	}
+	wbase, err := Run(w, Config{Name: "JVuPredict"})
+	if err != nil {
+		return nil, err
+	}
+	wbs, wss := wbase.Summary(), wb.Summary()
+	userShare := func(r *Result) float64 {
+		n := 0
+		for _, p := range r.Pair {
+			if p >= 0 && strings.HasPrefix(r.Pairs[p], "user") {
+				n++
+			}
+		}
+		return frac(n, r.N())
+	}
+	ub, us := userShare(wbase), userShare(wb)
+	tab2 := Table{Title: fmt.Sprintf("Secondary features (jobs submitted while task_events cover the trace: %d finished jobs, %d with known requests)", w.Finished, w.WithRequests),
+		Columns: []string{"configuration", "within 10%", "within 2x", "under 2x", "over 2x", "user-based selections"}}
+	tab2.Rows = append(tab2.Rows,
+		[]string{"JVuPredict", pct(wbs.Within10), pct(1 - wbs.Outside2x), pct(wbs.Under2x), pct(wbs.Over2x), pct(ub)},
+		[]string{"+ secondary features", pct(wss.Within10), pct(1 - wss.Outside2x), pct(wss.Under2x), pct(wss.Over2x), pct(us)})
+	a.Tables = append(a.Tables, tab2)
+	// Users' groups alone, with and without refinement.
+	tab3 := Table{Title: "User groups used alone, plain and refined by a secondary feature (beyond 2x)", Columns: []string{"estimator", "user", "user+cpu", "user+mem", "user+tasks"}}
+	bestPlain, bestRefined := math.Inf(1), math.Inf(1)
+	for _, e := range predict.EstimatorNames() {
+		row := []string{e}
+		for _, slot := range []string{"user", "user+cpu", "user+mem", "user+tasks"} {
+			s := wb.PairSummary(wb.PairIndex(slot + "-" + e))
+			row = append(row, pct(s.Outside2x))
+			if slot == "user" {
+				bestPlain = math.Min(bestPlain, s.Outside2x)
+			} else {
+				bestRefined = math.Min(bestRefined, s.Outside2x)
+			}
+		}
+		tab3.Rows = append(tab3.Rows, row)
+	}
+	a.Tables = append(a.Tables, tab3)
+	a.Claims = append(a.Claims,
+		Claim{Text: "user groups refined by requested resources predict better than plain user groups (best pair beyond 2x)", Paper: "significant decrease", Ours: fmt.Sprintf("%s → %s", pct(bestPlain), pct(bestRefined)), Held: bestRefined < bestPlain},
+		Claim{Text: "secondary features make JVuPredict choose a user-based estimate more often", Paper: "+3%", Ours: fmt.Sprintf("%+.2f pp", 100*(us-ub)), Held: us > ub},
+		Claim{Text: "secondary features change overall accuracy only marginally (beyond 2x within ±1 pp)", Paper: "marginal improvement", Ours: fmt.Sprintf("%+.2f pp", 100*(wss.Outside2x-wbs.Outside2x)), Held: math.Abs(wss.Outside2x-wbs.Outside2x) <= 0.01},
+	)
+	f2 := report.NewBars("jv-refine-secondary", "", "Metric", "Predictions [%]", []string{"within 10%", "under 2x", "over 2x", "user-based"},
+		single("JVuPredict", []float64{100 * wbs.Within10, 100 * wbs.Under2x, 100 * wbs.Over2x, 100 * ub}),
+		single("+ secondary features", []float64{100 * wss.Within10, 100 * wss.Under2x, 100 * wss.Over2x, 100 * us}))
+	f2.Legend = report.LegendAbove
+	if err := save(a, f2, outDir, "jv-refine-secondary"); err != nil {
+		return nil, err
+	}
+	a.Notes = fmt.Sprintf(`Median filter: every group keeps a second history in which a runtime more than 3 standard deviations from the group's mean (tested once the group has %d runtimes) is replaced by the group's median; its four estimators are extra candidates ("-mf" pairs). Secondary features: each primary feature's groups are refined by total requested cpu, total requested memory and task count, discretized as §3.2 says, as extra candidates. They come from task_events, which the shared data holds only for the first parts of the month (task_events cover submissions up to %.0f s), so the secondary comparison runs on the jobs submitted in that window, where %d of %d finished jobs have known requests; the median-filter comparison runs on the whole input.
+`, predict.MinOutlierHistory, traces.Seconds(t.TaskWindowEnd), w.WithRequests, w.Finished)
+	return a, nil
+}

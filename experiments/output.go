@@ -1,0 +1,161 @@
+package experiments
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+
+	"github.com/apache/arrow/go/v15/arrow"
+	"github.com/apache/arrow/go/v15/arrow/array"
+	"github.com/apache/arrow/go/v15/arrow/memory"
+	"github.com/apache/arrow/go/v15/parquet"
+	"github.com/apache/arrow/go/v15/parquet/compress"
+	"github.com/apache/arrow/go/v15/parquet/pqarrow"
+	"go.yaml.in/yaml/v3"
+
+	"github.com/schedlab/schedlab/replay"
+	"github.com/schedlab/schedlab/traces"
+)
+
+// Output file names inside a run's --out directory.
+const (
+	JobsFile    = "jobs.parquet"
+	SummaryFile = "summary.json"
+	ConfigFile  = "config.yaml"
+)
+
+// JobsSchema is the Arrow schema of jobs.parquet: one row per job. Times are seconds (float64)
+// relative to the trace's clock; unfinished jobs have null finish and jct.
+var JobsSchema = arrow.NewSchema([]arrow.Field{
+	{Name: "index", Type: arrow.PrimitiveTypes.Int32},
+	{Name: "job_id", Type: arrow.PrimitiveTypes.Int64},
+	{Name: "name", Type: arrow.BinaryTypes.String},
+	{Name: "queue", Type: arrow.BinaryTypes.String},
+	{Name: "class", Type: arrow.BinaryTypes.String},
+	{Name: "priority", Type: arrow.PrimitiveTypes.Int32},
+	{Name: "submit_s", Type: arrow.PrimitiveTypes.Float64},
+	{Name: "start_s", Type: arrow.PrimitiveTypes.Float64, Nullable: true},
+	{Name: "finish_s", Type: arrow.PrimitiveTypes.Float64, Nullable: true},
+	{Name: "jct_s", Type: arrow.PrimitiveTypes.Float64, Nullable: true},
+	{Name: "completed", Type: arrow.FixedWidthTypes.Boolean},
+	{Name: "deadline_s", Type: arrow.PrimitiveTypes.Float64, Nullable: true},
+	{Name: "deadline_met", Type: arrow.FixedWidthTypes.Boolean, Nullable: true},
+	{Name: "utility", Type: arrow.PrimitiveTypes.Float64, Nullable: true},
+	{Name: "tasks", Type: arrow.PrimitiveTypes.Int64},
+	{Name: "finished_tasks", Type: arrow.PrimitiveTypes.Int64},
+	{Name: "work_s", Type: arrow.PrimitiveTypes.Float64},
+	{Name: "preemptions", Type: arrow.PrimitiveTypes.Int32},
+}, nil)
+
+// Provenance says exactly what produced a result.
+type Provenance struct {
+	Config          map[string]any `json:"config"`
+	Seed            int64          `json:"seed"`
+	Workload        string         `json:"workload"`
+	WorkloadSource  string         `json:"workload_source"`
+	WorkloadHash    string         `json:"workload_hash"`
+	SchedlabVersion string         `json:"schedlab_version"`
+}
+
+// SummaryDoc is the content of summary.json.
+type SummaryDoc struct {
+	Metrics    replay.Summary `json:"metrics"`
+	Engine     EngineStats    `json:"engine"`
+	Provenance Provenance     `json:"provenance"`
+}
+
+// Provenance returns the outcome's provenance record.
+func (o *Outcome) Provenance() Provenance {
+	return Provenance{
+		Config: o.Config.Map(), Seed: o.Config.Seed, Workload: o.Workload.Name,
+		WorkloadSource: o.Workload.Source, WorkloadHash: o.WorkloadHash, SchedlabVersion: Version,
+	}
+}
+
+// WriteOutputs writes jobs.parquet, summary.json and config.yaml into dir, each atomically.
+func (o *Outcome) WriteOutputs(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	if err := atomicWrite(filepath.Join(dir, JobsFile), func(f *os.File) error { return WriteJobs(f, o.Result.Jobs) }); err != nil {
+		return err
+	}
+	doc := SummaryDoc{Metrics: o.Summary, Engine: o.Engine, Provenance: o.Provenance()}
+	if err := atomicWrite(filepath.Join(dir, SummaryFile), func(f *os.File) error {
+		enc := json.NewEncoder(f)
+		enc.SetIndent("", "  ")
+		return enc.Encode(doc)
+	}); err != nil {
+		return err
+	}
+	return atomicWrite(filepath.Join(dir, ConfigFile), func(f *os.File) error {
+		fmt.Fprintf(f, "# schedlab %s resolved configuration; rerun with: schedlab run --config %s\n", Version, ConfigFile)
+		enc := yaml.NewEncoder(f)
+		enc.SetIndent(2)
+		if err := enc.Encode(o.Config.Map()); err != nil {
+			return err
+		}
+		return enc.Close()
+	})
+}
+
+// WriteJobs writes per-job records as Parquet (deterministic bytes for identical records).
+func WriteJobs(f io.Writer, jobs []replay.JobRecord) error {
+	mem := memory.NewGoAllocator()
+	b := array.NewRecordBuilder(mem, JobsSchema)
+	defer b.Release()
+	secs := func(t traces.Time) float64 { return traces.Seconds(t) }
+	for i := range jobs {
+		j := &jobs[i]
+		b.Field(0).(*array.Int32Builder).Append(j.Index)
+		b.Field(1).(*array.Int64Builder).Append(j.ID)
+		b.Field(2).(*array.StringBuilder).Append(j.Name)
+		b.Field(3).(*array.StringBuilder).Append(j.Queue)
+		b.Field(4).(*array.StringBuilder).Append(j.Class)
+		b.Field(5).(*array.Int32Builder).Append(int32(j.Priority))
+		b.Field(6).(*array.Float64Builder).Append(secs(j.Submit))
+		appendOpt(b.Field(7).(*array.Float64Builder), j.FirstStart >= 0, secs(j.FirstStart))
+		appendOpt(b.Field(8).(*array.Float64Builder), j.Completed, secs(j.Finish))
+		appendOpt(b.Field(9).(*array.Float64Builder), j.Completed, secs(j.JCT()))
+		b.Field(10).(*array.BooleanBuilder).Append(j.Completed)
+		appendOpt(b.Field(11).(*array.Float64Builder), j.Deadline != 0, secs(j.Deadline))
+		if j.Deadline != 0 {
+			b.Field(12).(*array.BooleanBuilder).Append(j.DeadlineMet())
+		} else {
+			b.Field(12).(*array.BooleanBuilder).AppendNull()
+		}
+		appendOpt(b.Field(13).(*array.Float64Builder), !math.IsNaN(j.Utility), j.Utility)
+		b.Field(14).(*array.Int64Builder).Append(j.Tasks)
+		b.Field(15).(*array.Int64Builder).Append(j.Finished)
+		b.Field(16).(*array.Float64Builder).Append(secs(j.Work))
+		b.Field(17).(*array.Int32Builder).Append(j.Preemptions)
+	}
+	rec := b.NewRecord()
+	defer rec.Release()
+	props := parquet.NewWriterProperties(
+		parquet.WithCompression(compress.Codecs.Zstd),
+		parquet.WithCreatedBy("schedlab "+Version),
+		parquet.WithDictionaryDefault(true),
+	)
+	// The Parquet writer closes its sink; keep the caller's file open for Sync and rename.
+	w, err := pqarrow.NewFileWriter(JobsSchema, struct{ io.Writer }{f}, props, pqarrow.DefaultWriterProps())
+	if err != nil {
+		return err
+	}
+	if err := w.Write(rec); err != nil {
+		w.Close()
+		return err
+	}
+	return w.Close()
+}
+
+func appendOpt(b *array.Float64Builder, ok bool, v float64) {
+	if ok {
+		b.Append(v)
+	} else {
+		b.AppendNull()
+	}
+}

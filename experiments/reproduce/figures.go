@@ -1,0 +1,451 @@
+package reproduce
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/apache/arrow/go/v15/arrow/array"
+	"github.com/apache/arrow/go/v15/arrow/memory"
+	"github.com/apache/arrow/go/v15/parquet/file"
+	"github.com/apache/arrow/go/v15/parquet/pqarrow"
+
+	"github.com/schedlab/schedlab/experiments"
+	"github.com/schedlab/schedlab/experiments/sweep"
+	"github.com/schedlab/schedlab/report"
+	"github.com/schedlab/schedlab/report/stats"
+)
+
+// data gives figures and claims access to a sweep's cells and their per-job outputs.
+type data struct {
+	spec  *experiments.Spec
+	t     *sweep.Table
+	cache string
+
+	mu   sync.Mutex
+	jobs map[string][]float64 // key + "\x00" + column → values
+}
+
+// values returns a metric's values over rows: one per cell for a cell metric, every job's
+// (non-null) value for a job.<column>.
+func (d *data) values(fig *experiments.Figure, rows []sweep.Row, metric string) ([]float64, error) {
+	var out []float64
+	col, isJob := strings.CutPrefix(metric, experiments.JobMetricPrefix)
+	for i := range rows {
+		if isJob {
+			v, err := d.jobColumn(rows[i].Key, col)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, v...)
+			continue
+		}
+		v, ok := rows[i].Metrics[metric]
+		if !ok {
+			if !slices.Contains(d.t.Metrics, metric) {
+				return nil, d.unknownMetric(fig, metric)
+			}
+			continue
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+func (d *data) unknownMetric(fig *experiments.Figure, metric string) error {
+	var near []string
+	for _, m := range d.t.Metrics {
+		if !strings.HasPrefix(m, "by_class.") && !strings.HasPrefix(m, "by_queue.") {
+			near = append(near, m)
+		}
+	}
+	where := d.spec.File
+	if fig != nil {
+		where = fig.YPos.String()
+	}
+	return fmt.Errorf("%w: %s: unknown metric %q (cell metrics: %s, by_class.*, by_queue.*; per-job: job.<column of jobs.parquet>)",
+		experiments.ErrConfig, where, metric, strings.Join(near, ", "))
+}
+
+// jobColumn reads one numeric column of a cell's jobs.parquet (nulls skipped).
+func (d *data) jobColumn(key, col string) ([]float64, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.jobs == nil {
+		d.jobs = map[string][]float64{}
+	}
+	if v, ok := d.jobs[key+"\x00"+col]; ok {
+		return v, nil
+	}
+	v, err := readColumn(filepath.Join(sweep.CellDir(d.cache, key), experiments.JobsFile), col)
+	if err != nil {
+		return nil, err
+	}
+	d.jobs[key+"\x00"+col] = v
+	return v, nil
+}
+
+func readColumn(path, col string) ([]float64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	pf, err := file.NewParquetReader(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	defer pf.Close()
+	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{}, memory.NewGoAllocator())
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	sc, err := fr.Schema()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	idx := sc.FieldIndices(col)
+	if len(idx) != 1 {
+		var names []string
+		for _, fd := range sc.Fields() {
+			names = append(names, fd.Name)
+		}
+		return nil, fmt.Errorf("%w: %s: no column %q (columns: %s)", experiments.ErrConfig, path, col, strings.Join(names, ", "))
+	}
+	cr, err := fr.GetColumn(context.Background(), idx[0])
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	chunked, err := cr.NextBatch(pf.NumRows())
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	defer chunked.Release()
+	var out []float64
+	for _, a := range chunked.Chunks() {
+		for i := 0; i < a.Len(); i++ {
+			if a.IsNull(i) {
+				continue
+			}
+			switch x := a.(type) {
+			case *array.Float64:
+				out = append(out, x.Value(i))
+			case *array.Int64:
+				out = append(out, float64(x.Value(i)))
+			case *array.Int32:
+				out = append(out, float64(x.Value(i)))
+			case *array.Boolean:
+				if x.Value(i) {
+					out = append(out, 1)
+				} else {
+					out = append(out, 0)
+				}
+			default:
+				return nil, fmt.Errorf("%w: %s: column %q is %s, not numeric", experiments.ErrConfig, path, col, a.DataType())
+			}
+		}
+	}
+	return out, nil
+}
+
+// rowsWhere returns the rows whose value of key is v.
+func (d *data) rowsWhere(rows []sweep.Row, key, v string) []sweep.Row {
+	if key == "" {
+		return rows
+	}
+	return d.t.FilterRows(rows, map[string][]string{key: {v}})
+}
+
+// pooled lists the axes a figure pools over: varying among its rows but neither x nor series.
+func (d *data) pooled(fig *experiments.Figure, rows []sweep.Row) []string {
+	var out []string
+	for _, c := range d.t.Axes {
+		if c.Key == fig.X || c.Key == fig.Series {
+			continue
+		}
+		if vals := d.t.Distinct(rows, c.Key); len(vals) > 1 {
+			out = append(out, c.Key+" ∈ {"+strings.Join(vals, ", ")+"}")
+		}
+	}
+	return out
+}
+
+// unit guesses a metric's unit from its name.
+func unit(metric string) string {
+	switch {
+	case strings.HasSuffix(metric, "_s"):
+		return "s"
+	case strings.HasSuffix(metric, "_task_hours"):
+		return "task-h"
+	}
+	return ""
+}
+
+func metricLabel(metric string) string {
+	return report.Label(strings.TrimPrefix(metric, experiments.JobMetricPrefix), unit(metric))
+}
+
+// seriesLabel names a series value: the value itself for strings, key=value for numbers.
+func (d *data) seriesLabel(key, v string) string {
+	if key == "" {
+		return ""
+	}
+	if i := d.t.AxisIndex(key); i >= 0 && d.t.Axes[i].Type == sweep.TypeString {
+		return v
+	}
+	return key[strings.LastIndexByte(key, '.')+1:] + "=" + v
+}
+
+// built is a rendered figure or table.
+type built struct {
+	fig   *report.Figure
+	table *report.Table
+	notes []string
+}
+
+// build turns a spec figure into a report figure or table.
+func (d *data) build(fig *experiments.Figure) (*built, error) {
+	rows := d.t.FilterRows(d.t.Rows, fig.Where)
+	if len(rows) == 0 {
+		return nil, fmt.Errorf("%w: %s: figure %s: no cells match where %v", experiments.ErrConfig, fig.Pos, fig.ID, fig.Where)
+	}
+	b := &built{}
+	if p := d.pooled(fig, rows); len(p) > 0 {
+		b.notes = append(b.notes, "pooled over "+strings.Join(p, "; "))
+	}
+	series := []string{""}
+	if fig.Series != "" {
+		series = d.t.Distinct(rows, fig.Series)
+	}
+	y := fig.Y[0]
+	xLabel, yLabel := fig.XLabel, fig.YLabel
+	if xLabel == "" {
+		xLabel = fig.X
+	}
+	if yLabel == "" {
+		yLabel = metricLabel(y)
+	}
+	errNoCells := func(parts ...string) error {
+		return fmt.Errorf("%w: %s: figure %s: no cells with %s", experiments.ErrConfig, fig.Pos, fig.ID, strings.Join(parts, ", "))
+	}
+	switch fig.Kind {
+	case experiments.KindBars, experiments.KindBox:
+		cats := d.t.Distinct(rows, fig.X)
+		var groups []report.CategorySeries
+		for _, s := range series {
+			srows := d.rowsWhere(rows, fig.Series, s)
+			cs := report.CategorySeries{Label: d.seriesLabel(fig.Series, s)}
+			if cs.Label == "" {
+				cs.Label = strings.TrimPrefix(y, experiments.JobMetricPrefix)
+			}
+			for _, c := range cats {
+				v, err := d.values(fig, d.rowsWhere(srows, fig.X, c), y)
+				if err != nil {
+					return nil, err
+				}
+				if len(v) == 0 {
+					return nil, errNoCells(fig.X+"="+c, fig.Series+"="+s, y)
+				}
+				cs.Samples = append(cs.Samples, v)
+			}
+			groups = append(groups, cs)
+		}
+		if fig.Kind == experiments.KindBars {
+			b.fig = report.NewBars(fig.ID, fig.Title, xLabel, yLabel, cats, groups...)
+		} else {
+			b.fig = report.NewBoxes(fig.ID, fig.Title, xLabel, yLabel, cats, groups...)
+		}
+	case experiments.KindLine:
+		var ls []report.Series
+		for _, s := range series {
+			srows := d.rowsWhere(rows, fig.Series, s)
+			se := report.Series{Label: d.seriesLabel(fig.Series, s)}
+			if se.Label == "" {
+				se.Label = y
+			}
+			for _, xv := range d.t.Distinct(srows, fig.X) {
+				x, err := strconv.ParseFloat(xv, 64)
+				if err != nil {
+					return nil, fmt.Errorf("%w: %s: figure %s: x value %q is not a number", experiments.ErrConfig, fig.Pos, fig.ID, xv)
+				}
+				v, err := d.values(fig, d.rowsWhere(srows, fig.X, xv), y)
+				if err != nil {
+					return nil, err
+				}
+				if len(v) == 0 {
+					continue
+				}
+				se.X = append(se.X, x)
+				se.Samples = append(se.Samples, v)
+			}
+			ls = append(ls, se)
+		}
+		b.fig = report.NewLines(fig.ID, fig.Title, xLabel, yLabel, ls...)
+	case experiments.KindCDF, experiments.KindCCDF:
+		var ds []report.Distribution
+		for _, s := range series {
+			v, err := d.values(fig, d.rowsWhere(rows, fig.Series, s), y)
+			if err != nil {
+				return nil, err
+			}
+			if fig.LogX {
+				v = slices.DeleteFunc(v, func(x float64) bool { return x <= 0 })
+			}
+			if len(v) == 0 {
+				return nil, errNoCells(fig.Series+"="+s, y)
+			}
+			l := d.seriesLabel(fig.Series, s)
+			if l == "" {
+				l = y
+			}
+			ds = append(ds, report.Distribution{Label: l, Values: v})
+		}
+		xl := fig.XLabel
+		if xl == "" {
+			xl = metricLabel(y)
+		}
+		yl := fig.YLabel
+		if fig.Kind == experiments.KindCDF {
+			if yl == "" {
+				yl = "CDF"
+			}
+			b.fig = report.NewCDF(fig.ID, fig.Title, xl, yl, ds...)
+		} else {
+			if yl == "" {
+				yl = "CCDF"
+			}
+			b.fig = report.NewCCDF(fig.ID, fig.Title, xl, yl, ds...)
+		}
+	case experiments.KindStacked:
+		xs := d.t.Distinct(rows, fig.X)
+		var ts []float64
+		for _, xv := range xs {
+			x, err := strconv.ParseFloat(xv, 64)
+			if err != nil {
+				return nil, fmt.Errorf("%w: %s: figure %s: x value %q is not a number", experiments.ErrConfig, fig.Pos, fig.ID, xv)
+			}
+			ts = append(ts, x)
+		}
+		order := make([]int, len(ts))
+		for i := range order {
+			order[i] = i
+		}
+		slices.SortFunc(order, func(a, b int) int { return cmpF(ts[a], ts[b]) })
+		var layers []report.Layer
+		for _, s := range series {
+			srows := d.rowsWhere(rows, fig.Series, s)
+			l := report.Layer{Label: d.seriesLabel(fig.Series, s)}
+			if l.Label == "" {
+				l.Label = y
+			}
+			for _, i := range order {
+				v, err := d.values(fig, d.rowsWhere(srows, fig.X, xs[i]), y)
+				if err != nil {
+					return nil, err
+				}
+				l.Y = append(l.Y, mean(v))
+			}
+			layers = append(layers, l)
+		}
+		sorted := make([]float64, len(ts))
+		for j, i := range order {
+			sorted[j] = ts[i]
+		}
+		b.fig = report.NewStackedArea(fig.ID, fig.Title, xLabel, yLabel, sorted, layers...)
+	case experiments.KindScatter:
+		var ps []report.Points
+		for _, s := range series {
+			srows := d.rowsWhere(rows, fig.Series, s)
+			pt := report.Points{Label: d.seriesLabel(fig.Series, s)}
+			if pt.Label == "" {
+				pt.Label = y
+			}
+			for i := range srows {
+				xv, ok := d.t.Value(&srows[i], fig.X)
+				if !ok {
+					return nil, d.unknownMetric(fig, fig.X)
+				}
+				x, err := strconv.ParseFloat(xv, 64)
+				yv, ok := srows[i].Metrics[y]
+				if err != nil || !ok {
+					continue
+				}
+				pt.X = append(pt.X, x)
+				pt.Y = append(pt.Y, yv)
+			}
+			ps = append(ps, pt)
+		}
+		if fig.XLabel == "" {
+			xLabel = metricLabel(fig.X)
+		}
+		b.fig = report.NewScatter(fig.ID, fig.Title, xLabel, yLabel, ps...)
+	case experiments.KindTable:
+		cols := []string{fig.X}
+		if fig.Series != "" {
+			cols = append(cols, fig.Series)
+		}
+		for _, m := range fig.Y {
+			cols = append(cols, metricLabel(m))
+		}
+		t := report.NewTable(fig.ID, fig.Title, cols...)
+		t.Align = []report.Align{report.AlignLeft, report.AlignLeft}
+		for _, xv := range d.t.Distinct(rows, fig.X) {
+			xrows := d.rowsWhere(rows, fig.X, xv)
+			for _, s := range series {
+				srows := d.rowsWhere(xrows, fig.Series, s)
+				if len(srows) == 0 {
+					continue
+				}
+				cells := []string{xv}
+				if fig.Series != "" {
+					cells = append(cells, s)
+				}
+				for _, m := range fig.Y {
+					v, err := d.values(fig, srows, m)
+					if err != nil {
+						return nil, err
+					}
+					if len(v) == 0 {
+						cells = append(cells, "n/a")
+						continue
+					}
+					cells = append(cells, report.FormatMeanCISamples(v))
+				}
+				t.AddRow(cells...)
+			}
+		}
+		b.table = t
+	default:
+		return nil, fmt.Errorf("%w: %s: figure %s: unknown kind %q", experiments.ErrConfig, fig.Pos, fig.ID, fig.Kind)
+	}
+	if b.fig != nil {
+		b.fig.LogX, b.fig.LogY = fig.LogX, fig.LogY
+		if err := b.fig.Validate(); err != nil {
+			return nil, fmt.Errorf("%s: figure %s: %w", fig.Pos, fig.ID, err)
+		}
+	}
+	return b, nil
+}
+
+func cmpF(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+func mean(xs []float64) float64 {
+	if len(xs) == 0 {
+		return math.NaN()
+	}
+	return stats.Mean(xs)
+}

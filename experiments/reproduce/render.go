@@ -1,0 +1,291 @@
+package reproduce
+
+import (
+	"bytes"
+	"fmt"
+	"html/template"
+	"io"
+	"strings"
+
+	"github.com/schedlab/schedlab/experiments"
+	"github.com/schedlab/schedlab/report"
+)
+
+// seedsText lists seeds compactly.
+func seedsText(seeds []int64) string {
+	parts := make([]string, len(seeds))
+	for i, s := range seeds {
+		parts[i] = fmt.Sprint(s)
+	}
+	return strings.Join(parts, ", ")
+}
+
+const seedNote = "Every metric is identical across seeds: nothing in these runs draws random numbers " +
+	"(the workload and policies are deterministic), so the 95% confidence intervals have zero width."
+
+// paperVsOurs builds the paper-vs-ours table of a figure (nil if it has no numbers or claims).
+func paperVsOurs(f *Figure) *report.Table {
+	if len(f.Numbers) == 0 && len(f.Claims) == 0 {
+		return nil
+	}
+	t := report.NewTable(f.Spec.ID+"-paper-vs-ours", "", "", "paper", "ours", "verdict")
+	t.Align = []report.Align{report.AlignLeft, report.AlignLeft, report.AlignLeft, report.AlignLeft}
+	for _, n := range f.Numbers {
+		ours := fmtNum(n.Ours)
+		if n.Err != nil {
+			ours = n.Err.Error()
+		}
+		t.AddRow(n.Name, n.Paper, ours, "")
+	}
+	for _, c := range f.Claims {
+		t.AddRow("claim: "+c.Text+" ("+c.Check+")", "holds", strings.Join(claimNumbers(c, c.Op), "; "), verdict(c))
+	}
+	return t
+}
+
+// WriteMarkdown writes report.md: every spec's figures (linked PNG files), tables, references
+// and paper-vs-ours tables.
+func (r *Report) WriteMarkdown(w io.Writer) error {
+	var b bytes.Buffer
+	held, total := r.Held()
+	fmt.Fprintf(&b, "# schedlab reproduction report\n\nschedlab %s, label %s. Claims held: %d of %d.\n", experiments.Version, labelName(r.Label), held, total)
+	for _, s := range r.Specs {
+		title := s.Spec.Title
+		if title == "" {
+			title = s.Spec.ID
+		}
+		fmt.Fprintf(&b, "\n## %s (`%s`)\n\n", title, s.Spec.ID)
+		if d := strings.TrimSpace(s.Spec.Description); d != "" {
+			fmt.Fprintf(&b, "%s\n\n", d)
+		}
+		fmt.Fprintf(&b, "Spec `%s`, label %s: %d cells (%d run, %d cached), seeds %s. Results: `%s/cells.parquet`.\n",
+			s.Spec.File, labelName(s.Label), s.Cells, s.Ran, s.Cached, seedsText(s.Seeds), s.Dir)
+		if s.SeedInvariant {
+			fmt.Fprintf(&b, "\n> Note: %s\n", seedNote)
+		}
+		for i := range s.Figures {
+			f := &s.Figures[i]
+			kind := "Figure"
+			if f.Table != nil {
+				kind = "Table"
+			}
+			fmt.Fprintf(&b, "\n### %s %s", kind, f.Spec.ID)
+			if f.Spec.Title != "" {
+				fmt.Fprintf(&b, ": %s", f.Spec.Title)
+			}
+			b.WriteString("\n\n")
+			if f.Table != nil {
+				t := *f.Table
+				t.Title = ""
+				if err := t.WriteMarkdown(&b); err != nil {
+					return err
+				}
+				b.WriteString("\n")
+			} else {
+				for _, p := range f.Files {
+					if strings.HasSuffix(p, ".png") {
+						fmt.Fprintf(&b, "![%s](%s)\n\n", f.Spec.ID, p)
+					}
+				}
+			}
+			if c := captionText(f); c != "" {
+				fmt.Fprintf(&b, "*%s*\n\n", c)
+			}
+			fmt.Fprintf(&b, "Files: %s\n\n", strings.Join(wrapCode(f.Files), ", "))
+			if ref := referenceLine(f.Spec.Reference); ref != "" {
+				fmt.Fprintf(&b, "**Paper:** %s\n\n", ref)
+			}
+			if t := paperVsOurs(f); t != nil {
+				if err := t.WriteMarkdown(&b); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+func wrapCode(xs []string) []string {
+	out := make([]string, len(xs))
+	for i, x := range xs {
+		out[i] = "`" + x + "`"
+	}
+	return out
+}
+
+func captionText(f *Figure) string {
+	parts := []string{}
+	if f.Spec.Caption != "" {
+		parts = append(parts, strings.TrimSpace(f.Spec.Caption))
+	}
+	for _, n := range f.Notes {
+		parts = append(parts, "Note: "+n+".")
+	}
+	return strings.Join(parts, " ")
+}
+
+// htmlFigure is a figure prepared for the page template.
+type htmlFigure struct {
+	Anchor, Kind, ID, Title, Caption, Reference string
+	Img                                         template.URL
+	Width, Height                               string
+	Table                                       *report.Table
+	Files                                       []string
+	Numbers                                     []NumberResult
+	Claims                                      []htmlClaim
+}
+
+type htmlClaim struct {
+	Text, Check, Verdict, Class string
+	Lines                       []string
+}
+
+type htmlSpec struct {
+	Anchor, Title, ID, File, Description, Label, Seeds, Dir string
+	Cells, Ran, Cached                                      int
+	Note                                                    string
+	Figures                                                 []htmlFigure
+}
+
+var pageTmpl = template.Must(template.New("page").Funcs(template.FuncMap{"num": fmtNum}).Parse(`<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="generator" content="schedlab {{.Version}}">
+<title>schedlab reproduction report</title>
+<style>
+body { font-family: system-ui, "Liberation Sans", Arial, sans-serif; max-width: 60rem; margin: 2rem auto; padding: 0 1rem; color: #222; line-height: 1.45; }
+h1 { font-size: 1.6rem; } h2 { border-bottom: 1px solid #ccc; padding-bottom: .2rem; margin-top: 2.5rem; } h3 { margin-bottom: .4rem; }
+code, .check { font-family: ui-monospace, "Liberation Mono", monospace; font-size: .85em; }
+.meta, .files { color: #555; font-size: .9rem; }
+.note { background: #fff8e1; border-left: 4px solid #f0b400; padding: .5rem .8rem; }
+figure { margin: 1.5rem 0; padding: 1rem; border: 1px solid #e3e3e3; border-radius: 6px; }
+figure img { display: block; max-width: 100%; height: auto; margin: .5rem auto; }
+figcaption { font-size: .92rem; color: #333; margin-top: .4rem; }
+table { border-collapse: collapse; margin: .8rem 0; font-size: .9rem; }
+th, td { border: 1px solid #d6d6d6; padding: .25rem .5rem; text-align: left; vertical-align: top; }
+th { background: #f4f4f4; }
+td.num { text-align: right; font-variant-numeric: tabular-nums; }
+.held { color: #0a6b2a; font-weight: 600; } .not-held { color: #b00020; font-weight: 600; } .error { color: #b00020; }
+.ref { font-size: .92rem; }
+nav ul { columns: 2; }
+</style>
+</head>
+<body>
+<h1>schedlab reproduction report</h1>
+<p class="meta">schedlab {{.Version}}, label {{.Label}}. Claims held: <strong id="claims-held">{{.Held}} of {{.Total}}</strong>.</p>
+<nav><ul>
+{{- range .Specs}}
+<li><a href="#{{.Anchor}}">{{.Title}}</a> <code>{{.ID}}</code></li>
+{{- end}}
+</ul></nav>
+{{range .Specs}}
+<section class="spec" id="{{.Anchor}}">
+<h2>{{.Title}} <code>{{.ID}}</code></h2>
+{{if .Description}}<p>{{.Description}}</p>{{end}}
+<p class="meta">Spec <code>{{.File}}</code>, label {{.Label}}: {{.Cells}} cells ({{.Ran}} run, {{.Cached}} cached), seeds {{.Seeds}}. Results: <code>{{.Dir}}/cells.parquet</code>.</p>
+{{if .Note}}<p class="note">{{.Note}}</p>{{end}}
+{{range .Figures}}
+<figure id="{{.Anchor}}" class="{{.Kind}}">
+<h3>{{if eq .Kind "table"}}Table{{else}}Figure{{end}} {{.ID}}{{if .Title}}: {{.Title}}{{end}}</h3>
+{{if .Img}}<img src="{{.Img}}" alt="{{.ID}}: {{.Title}}" width="{{.Width}}" height="{{.Height}}">{{end}}
+{{if .Table}}<table class="results" id="table-{{.Anchor}}">
+<thead><tr>{{range .Table.Columns}}<th>{{.}}</th>{{end}}</tr></thead>
+<tbody>{{range .Table.Rows}}<tr>{{range $i, $c := .}}<td{{if $i}} class="num"{{end}}>{{$c}}</td>{{end}}</tr>
+{{end}}</tbody>
+</table>{{end}}
+{{if .Caption}}<figcaption>{{.Caption}}</figcaption>{{end}}
+{{if .Reference}}<p class="ref"><strong>Paper:</strong> {{.Reference}}</p>{{end}}
+{{if or .Numbers .Claims}}<table class="paper-vs-ours">
+<thead><tr><th></th><th>paper</th><th>ours</th><th>verdict</th></tr></thead>
+<tbody>
+{{- range .Numbers}}
+<tr><td>{{.Name}}{{if .Expr}}<br><span class="check">{{.Expr}}</span>{{end}}</td><td>{{.Paper}}</td><td class="num">{{if .Err}}<span class="error">{{.Err}}</span>{{else}}{{num .Ours}}{{end}}</td><td></td></tr>
+{{- end}}
+{{- range .Claims}}
+<tr class="claim"><td>{{.Text}}<br><span class="check">{{.Check}}</span></td><td>holds</td><td>{{range .Lines}}{{.}}<br>{{end}}</td><td class="{{.Class}}">{{.Verdict}}</td></tr>
+{{- end}}
+</tbody>
+</table>{{end}}
+{{if .Files}}<p class="files">Files: {{range $i, $f := .Files}}{{if $i}}, {{end}}<code>{{$f}}</code>{{end}}</p>{{end}}
+</figure>
+{{end}}
+</section>
+{{end}}
+</body>
+</html>
+`))
+
+// svgSize reads the width and height attributes of an SVG's root element (in pt).
+func svgSize(svg []byte) (w, h string) {
+	start := bytes.Index(svg, []byte("<svg"))
+	if start < 0 {
+		return "", ""
+	}
+	end := bytes.IndexByte(svg[start:], '>')
+	if end < 0 {
+		return "", ""
+	}
+	head := string(svg[start : start+end])
+	attr := func(name string) string {
+		i := strings.Index(head, " "+name+`="`)
+		if i < 0 {
+			return ""
+		}
+		v := head[i+len(name)+3:]
+		if q := strings.IndexByte(v, '"'); q >= 0 {
+			v = v[:q]
+		}
+		// CSS pixels: 1pt = 4/3 px.
+		var f float64
+		unit := strings.TrimLeft(v, "0123456789.")
+		fmt.Sscanf(strings.TrimSuffix(v, unit), "%g", &f)
+		if unit == "pt" {
+			f *= 4.0 / 3
+		}
+		return fmt.Sprintf("%.0f", f)
+	}
+	return attr("width"), attr("height")
+}
+
+// WriteHTML writes index.html: one self-contained page with every figure inlined as an SVG data
+// URI, every table, and the paper-vs-ours tables.
+func (r *Report) WriteHTML(w io.Writer) error {
+	held, total := r.Held()
+	page := struct {
+		Version, Label string
+		Held, Total    int
+		Specs          []htmlSpec
+	}{Version: experiments.Version, Label: labelName(r.Label), Held: held, Total: total}
+	for _, s := range r.Specs {
+		anchor := "spec-" + strings.ReplaceAll(s.Spec.ID, "/", "-")
+		hs := htmlSpec{Anchor: anchor, Title: s.Spec.Title, ID: s.Spec.ID, File: s.Spec.File,
+			Description: strings.TrimSpace(s.Spec.Description), Label: labelName(s.Label), Seeds: seedsText(s.Seeds),
+			Dir: s.Dir, Cells: s.Cells, Ran: s.Ran, Cached: s.Cached}
+		if hs.Title == "" {
+			hs.Title = s.Spec.ID
+		}
+		if s.SeedInvariant {
+			hs.Note = seedNote
+		}
+		for i := range s.Figures {
+			f := &s.Figures[i]
+			hf := htmlFigure{Anchor: anchor + "-" + f.Spec.ID, Kind: f.Spec.Kind, ID: f.Spec.ID, Title: f.Spec.Title,
+				Caption: captionText(f), Reference: referenceLine(f.Spec.Reference), Table: f.Table, Files: f.Files, Numbers: f.Numbers}
+			if f.SVG != nil {
+				hf.Img = template.URL(dataURI("image/svg+xml", f.SVG))
+				hf.Width, hf.Height = svgSize(f.SVG)
+			}
+			for _, c := range f.Claims {
+				hc := htmlClaim{Text: c.Text, Check: c.Check, Verdict: verdict(c), Lines: claimNumbers(c, c.Op)}
+				hc.Class = strings.ReplaceAll(hc.Verdict, " ", "-")
+				hf.Claims = append(hf.Claims, hc)
+			}
+			hs.Figures = append(hs.Figures, hf)
+		}
+		page.Specs = append(page.Specs, hs)
+	}
+	return pageTmpl.Execute(w, page)
+}

@@ -1,0 +1,329 @@
+// Package reproduce reproduces papers' figures: for each experiment spec it runs the spec's
+// sweep (package sweep), draws its figures and tables with package report, checks the paper's
+// claims against the results, and writes DIR/report.md and DIR/index.html — one self-contained
+// page with every figure inlined, its paper reference, and a paper-vs-ours table in which each
+// claim is marked held or not held with the numbers behind it.
+package reproduce
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/schedlab/schedlab/experiments"
+	"github.com/schedlab/schedlab/experiments/sweep"
+	"github.com/schedlab/schedlab/report"
+	"github.com/schedlab/schedlab/report/stats"
+)
+
+// Output names inside the reproduce directory.
+const (
+	ReportFile = "report.md"
+	IndexFile  = "index.html"
+	FiguresDir = "figures"
+)
+
+// Options configure Run.
+type Options struct {
+	// Out is the output directory; each spec's sweep goes to Out/<spec ID>.
+	Out string
+	// Label picks the size (quick, paper).
+	Label string
+	// Sets are --set overrides passed to every sweep.
+	Sets []string
+	// Parallel is the number of sweep workers (≤ 0: GOMAXPROCS).
+	Parallel int
+	// Progress, Terminal and ProgressEvery are passed to the sweeps.
+	Progress      io.Writer
+	Terminal      bool
+	ProgressEvery time.Duration
+	// Formats are the figure file formats written beside the report (default svg, png, pdf).
+	Formats []string
+}
+
+// Figure is a drawn figure or table with its reference and checked claims.
+type Figure struct {
+	Spec *experiments.Figure
+	// Files are the written figure or table files, relative to Out.
+	Files []string
+	// SVG and PNG hold the figure's encodings (nil for tables).
+	SVG, PNG []byte
+	// Table is the rendered table (nil for figures).
+	Table *report.Table
+	// Notes are remarks about the data (pooled axes).
+	Notes   []string
+	Claims  []ClaimResult
+	Numbers []NumberResult
+}
+
+// SpecReport is one reproduced spec.
+type SpecReport struct {
+	Spec    *experiments.Spec
+	Label   string
+	Dir     string // relative to Out
+	Cells   int
+	Ran     int
+	Cached  int
+	Seeds   []int64
+	Figures []Figure
+	// SeedInvariant is true when every cell metric is identical across seeds within each
+	// configuration: nothing in the runs is random, so confidence intervals have zero width.
+	SeedInvariant bool
+}
+
+// Report is the result of Run.
+type Report struct {
+	Label string
+	Specs []*SpecReport
+}
+
+// Held counts the claims that held and all claims.
+func (r *Report) Held() (held, total int) {
+	for _, s := range r.Specs {
+		for _, f := range s.Figures {
+			for _, c := range f.Claims {
+				total++
+				if c.Held {
+					held++
+				}
+			}
+		}
+	}
+	return
+}
+
+// Run sweeps each spec, draws its figures and tables, checks its claims, and writes
+// Out/report.md and Out/index.html.
+func Run(ctx context.Context, specs []*experiments.Spec, o Options) (*Report, error) {
+	if o.Out == "" {
+		return nil, fmt.Errorf("%w: reproduce: no output directory", experiments.ErrConfig)
+	}
+	if len(o.Formats) == 0 {
+		o.Formats = []string{"svg", "png", "pdf"}
+	}
+	rep := &Report{Label: o.Label}
+	for _, spec := range specs {
+		sr, err := reproduceSpec(ctx, spec, o)
+		if err != nil {
+			return rep, err
+		}
+		rep.Specs = append(rep.Specs, sr)
+	}
+	if err := atomicWrite(filepath.Join(o.Out, ReportFile), func(w io.Writer) error { return rep.WriteMarkdown(w) }); err != nil {
+		return rep, err
+	}
+	if err := atomicWrite(filepath.Join(o.Out, IndexFile), func(w io.Writer) error { return rep.WriteHTML(w) }); err != nil {
+		return rep, err
+	}
+	return rep, nil
+}
+
+// SpecDir is where a spec's sweep and figures go under Out.
+func SpecDir(spec *experiments.Spec) string { return filepath.FromSlash(spec.ID) }
+
+func reproduceSpec(ctx context.Context, spec *experiments.Spec, o Options) (*SpecReport, error) {
+	plan, err := sweep.NewPlan(spec, o.Label, o.Sets)
+	if err != nil {
+		return nil, err
+	}
+	rel := SpecDir(spec)
+	dir := filepath.Join(o.Out, rel)
+	if o.Progress != nil {
+		fmt.Fprintf(o.Progress, "reproduce %s (label %s): %d cells\n", spec.ID, labelName(o.Label), len(plan.Cells))
+	}
+	res, err := sweep.Run(ctx, plan, sweep.Options{Out: dir, Parallel: o.Parallel, Progress: o.Progress, Terminal: o.Terminal, ProgressEvery: o.ProgressEvery})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", spec.ID, err)
+	}
+	sr := &SpecReport{Spec: plan.Spec, Label: o.Label, Dir: filepath.ToSlash(rel), Cells: len(plan.Cells), Ran: res.Ran, Cached: res.Cached, Seeds: plan.Spec.Seeds.Values()}
+	d := &data{spec: plan.Spec, t: res.Table, cache: filepath.Join(dir, sweep.CacheDir)}
+	sr.SeedInvariant = seedInvariant(res.Table)
+	figDir := filepath.Join(dir, FiguresDir)
+	if err := os.MkdirAll(figDir, 0o755); err != nil {
+		return nil, err
+	}
+	for i := range plan.Spec.Figures {
+		fs := &plan.Spec.Figures[i]
+		b, err := d.build(fs)
+		if err != nil {
+			return nil, err
+		}
+		f := Figure{Spec: fs, Notes: b.notes, Table: b.table}
+		if b.fig != nil {
+			var svg, png bytes.Buffer
+			if err := b.fig.Encode(&svg, "svg"); err != nil {
+				return nil, fmt.Errorf("%s: %w", fs.Pos, err)
+			}
+			if err := b.fig.Encode(&png, "png"); err != nil {
+				return nil, fmt.Errorf("%s: %w", fs.Pos, err)
+			}
+			f.SVG, f.PNG = svg.Bytes(), png.Bytes()
+			paths, err := b.fig.Save(figDir, fs.ID, o.Formats...)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", fs.Pos, err)
+			}
+			f.Files = relAll(o.Out, paths)
+		} else {
+			paths, err := b.table.Save(figDir, fs.ID)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", fs.Pos, err)
+			}
+			f.Files = relAll(o.Out, paths)
+		}
+		if fs.Reference != nil {
+			for j := range fs.Reference.Numbers {
+				f.Numbers = append(f.Numbers, d.number(fs, &fs.Reference.Numbers[j]))
+			}
+		}
+		for j := range fs.Claims {
+			f.Claims = append(f.Claims, d.checkClaim(fs, &fs.Claims[j]))
+		}
+		sr.Figures = append(sr.Figures, f)
+	}
+	return sr, nil
+}
+
+func labelName(l string) string {
+	if l == "" {
+		return "none"
+	}
+	return l
+}
+
+func relAll(base string, paths []string) []string {
+	var out []string
+	for _, p := range paths {
+		if r, err := filepath.Rel(base, p); err == nil {
+			out = append(out, filepath.ToSlash(r))
+		}
+	}
+	return out
+}
+
+// seedInvariant reports whether all metrics are equal across seeds within each configuration.
+func seedInvariant(t *sweep.Table) bool {
+	bySig := map[string]map[string]float64{}
+	seeds := map[string]int{}
+	for i := range t.Rows {
+		r := &t.Rows[i]
+		sig := fmt.Sprint(r.Axes...)
+		seeds[sig]++
+		first, ok := bySig[sig]
+		if !ok {
+			bySig[sig] = r.Metrics
+			continue
+		}
+		for k, v := range r.Metrics {
+			if fv, ok := first[k]; !ok || fv != v {
+				return false
+			}
+		}
+	}
+	for _, n := range seeds {
+		if n > 1 {
+			return true
+		}
+	}
+	return false
+}
+
+// atomicWrite writes path through a temporary file and a rename.
+func atomicWrite(path string, write func(io.Writer) error) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	if err := write(f); err != nil {
+		f.Close()
+		os.Remove(tmp)
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		os.Remove(tmp)
+		return err
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	return nil
+}
+
+// dataURI returns a base64 data URI.
+func dataURI(mime string, b []byte) string {
+	return "data:" + mime + ";base64," + base64.StdEncoding.EncodeToString(b)
+}
+
+// fmtNum formats a number for the report.
+func fmtNum(v float64) string {
+	if math.IsNaN(v) {
+		return "—"
+	}
+	return report.FormatNumber(v)
+}
+
+// referenceLine renders "Paper, Figure: caption".
+func referenceLine(r *experiments.Reference) string {
+	if r == nil {
+		return ""
+	}
+	s := r.Paper + ", " + r.Figure
+	if r.Caption != "" {
+		s += ": " + r.Caption
+	}
+	return s
+}
+
+func verdict(c ClaimResult) string {
+	switch {
+	case c.Err != nil:
+		return "error"
+	case c.Held:
+		return "held"
+	}
+	return "not held"
+}
+
+// claimNumbers renders the numbers behind a claim, one group per line.
+func claimNumbers(c ClaimResult, op string) []string {
+	if c.Err != nil {
+		return []string{c.Err.Error()}
+	}
+	var out []string
+	for _, g := range c.Groups {
+		s := g.Numbers(op)
+		if g.Group != "" {
+			mark := "✓"
+			if !g.Held {
+				mark = "✗"
+			}
+			s = mark + " " + g.Group + ": " + s
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// meanCI formats a sample as mean ± CI.
+func meanCI(xs []float64) string {
+	ci, err := stats.MeanCI95(xs)
+	if err != nil {
+		return "n/a"
+	}
+	return report.FormatCI(ci)
+}

@@ -1,0 +1,172 @@
+package experiments
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/schedlab/schedlab/policies"
+	"github.com/schedlab/schedlab/policies/builtin"
+	"github.com/schedlab/schedlab/replay"
+	"github.com/schedlab/schedlab/traces"
+	wbuiltin "github.com/schedlab/schedlab/traces/builtin"
+	"github.com/schedlab/schedlab/traces/canonical"
+	"github.com/schedlab/schedlab/traces/tpcdag"
+)
+
+// Version is schedlab's version, recorded in every result's provenance and in sweep cache keys.
+const Version = "0.1.0"
+
+// Outcome is a finished run.
+type Outcome struct {
+	Config       Config
+	Workload     *traces.Workload
+	WorkloadHash string
+	Result       *replay.Result
+	Summary      replay.Summary
+	Engine       EngineStats
+}
+
+// EngineStats are the engine's counters plus wall-clock figures, reported apart from results
+// (wall time is the only thing in a run that is not deterministic).
+type EngineStats struct {
+	Events          int64   `json:"events"`
+	EventsPerSecond float64 `json:"events_per_s"`
+	WallSeconds     float64 `json:"wall_s"`
+	SchedulingCalls int64   `json:"scheduling_calls"`
+	Starts          int64   `json:"starts"`
+	Preemptions     int64   `json:"preemptions"`
+}
+
+// LoadWorkload resolves workload.name: an embedded workload, a canonical .parquet/.arrow file, or
+// a Carbyne/BoPF stage-DAG .txt file; then applies workload.machines.
+func LoadWorkload(c WorkloadConfig) (*traces.Workload, error) {
+	var w *traces.Workload
+	var err error
+	switch {
+	case wbuiltin.Has(c.Name):
+		w, err = wbuiltin.Load(c.Name)
+	case strings.HasSuffix(c.Name, ".parquet") || strings.HasSuffix(c.Name, ".arrow"):
+		w, err = canonical.Read(c.Name)
+	case strings.HasSuffix(c.Name, ".txt"):
+		w, err = tpcdag.ReadFile(c.Name, tpcdag.Options{})
+	default:
+		if _, statErr := os.Stat(c.Name); statErr != nil {
+			return nil, configErr("workload.name: %q is neither an embedded workload (%s) nor a readable file", c.Name, strings.Join(wbuiltin.Names(), ", "))
+		}
+		return nil, configErr("workload.name: %q: unknown file type (want .parquet or .arrow from `schedlab trace import`, or a .txt stage-DAG file)", c.Name)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if c.Machines > 0 {
+		capacity := w.Cluster.Machines[0].Capacity
+		w.Cluster.Machines = traces.Uniform(c.Machines, capacity, 0).Machines
+	}
+	if c.Pooled {
+		w.Cluster.Pooled = true
+	}
+	if err := w.Validate(); err != nil {
+		return nil, fmt.Errorf("workload %s: %w", c.Name, err)
+	}
+	return w, nil
+}
+
+// NewPolicy builds the configured policy from the built-in registry.
+func NewPolicy(c Config) (policies.Policy, error) {
+	reg := builtin.Registry()
+	if !reg.Has(c.Policy.Name) {
+		return nil, configErr("policy.name: unknown policy %q (valid: %s)", c.Policy.Name, strings.Join(reg.Names(), ", "))
+	}
+	p, err := reg.New(c.Policy.Name, policies.Options{
+		Level: c.Policy.Level, Backfill: c.Policy.Backfill, ClassOrder: c.Policy.ClassOrder,
+		Params: c.Policy.Params, Seed: uint64(c.Seed),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrConfig, err)
+	}
+	return p, nil
+}
+
+// EngineConfig converts the configuration's engine and metrics sections for the replay engine.
+func (c Config) EngineConfig() replay.Config {
+	return replay.Config{
+		Cycle:            traces.FromSeconds(c.Engine.CycleS),
+		PreemptDelay:     traces.FromSeconds(c.Engine.PreemptDelayS),
+		PreemptKeepsWork: c.Engine.PreemptKeepsWork,
+		Horizon:          traces.FromSeconds(c.Engine.HorizonS),
+		Oracle:           c.Engine.Oracle,
+		UsageWindow:      traces.FromSeconds(c.Metrics.UsageWindowS),
+	}
+}
+
+// Run loads the workload, replays it under the configured policy and summarizes the result.
+func Run(c Config) (*Outcome, error) {
+	w, err := LoadWorkload(c.Workload)
+	if err != nil {
+		return nil, err
+	}
+	return RunWorkload(c, w)
+}
+
+// RunWorkload replays an already loaded workload (sweeps load a workload once for many cells).
+// The workload is not modified.
+func RunWorkload(c Config, w *traces.Workload) (*Outcome, error) {
+	p, err := NewPolicy(c)
+	if err != nil {
+		return nil, err
+	}
+	e, err := replay.New(w, p, c.EngineConfig())
+	if err != nil {
+		return nil, err
+	}
+	begin := time.Now()
+	res, err := e.Run()
+	wall := time.Since(begin).Seconds()
+	if err != nil {
+		return nil, fmt.Errorf("%w (seed %d)", err, c.Seed)
+	}
+	o := &Outcome{Config: c, Workload: w, WorkloadHash: w.Hash(), Result: res, Summary: replay.Summarize(res)}
+	o.Engine = EngineStats{
+		Events: res.Stats.Events, WallSeconds: wall, SchedulingCalls: res.Stats.SchedulingCalls,
+		Starts: res.Stats.Starts, Preemptions: res.Stats.Preemptions,
+	}
+	if wall > 0 {
+		o.Engine.EventsPerSecond = float64(res.Stats.Events) / wall
+	}
+	return o, nil
+}
+
+// atomicWrite writes data to path via a temporary file in the same directory and a rename, so a
+// reader never sees a half-written file.
+func atomicWrite(path string, write func(f *os.File) error) error {
+	dir := filepath.Dir(path)
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	ok := false
+	defer func() {
+		if !ok {
+			f.Close()
+			os.Remove(tmp)
+		}
+	}()
+	if err := write(f); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := f.Sync(); err != nil {
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return err
+	}
+	ok = true
+	return nil
+}

@@ -1,0 +1,114 @@
+package experiments
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+func resolve(t *testing.T, sets ...string) Config {
+	t.Helper()
+	v := NewViper()
+	if err := ApplySet(v, sets); err != nil {
+		t.Fatal(err)
+	}
+	c, err := Resolve(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// TestRunIsDeterministic runs the embedded default workload twice, at GOMAXPROCS 1 and 2, and
+// requires byte-identical jobs.parquet and identical metrics.
+func TestRunIsDeterministic(t *testing.T) {
+	for _, policy := range []string{"fifo", "drf"} {
+		t.Run("policy="+policy, func(t *testing.T) {
+			var parquet [][]byte
+			var metrics []string
+			for i, procs := range []int{1, 2} {
+				old := runtime.GOMAXPROCS(procs)
+				c := resolve(t, "policy.name="+policy, "engine.horizon_s=2000")
+				o, err := Run(c)
+				runtime.GOMAXPROCS(old)
+				if err != nil {
+					t.Fatal(err)
+				}
+				dir := filepath.Join(t.TempDir(), "run", string(rune('a'+i)))
+				if err := o.WriteOutputs(dir); err != nil {
+					t.Fatal(err)
+				}
+				b, err := os.ReadFile(filepath.Join(dir, JobsFile))
+				if err != nil {
+					t.Fatal(err)
+				}
+				parquet = append(parquet, b)
+				var doc SummaryDoc
+				raw, err := os.ReadFile(filepath.Join(dir, SummaryFile))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := json.Unmarshal(raw, &doc); err != nil {
+					t.Fatal(err)
+				}
+				m, _ := json.Marshal(doc.Metrics)
+				metrics = append(metrics, string(m))
+				if doc.Metrics.Jobs != 399 || doc.Engine.Events == 0 || doc.Provenance.WorkloadHash == "" {
+					t.Fatalf("summary lacks content: jobs=%d events=%d hash=%q", doc.Metrics.Jobs, doc.Engine.Events, doc.Provenance.WorkloadHash)
+				}
+			}
+			if !bytes.Equal(parquet[0], parquet[1]) {
+				t.Error("jobs.parquet differs between GOMAXPROCS=1 and 2")
+			}
+			if metrics[0] != metrics[1] {
+				t.Errorf("metrics differ:\n%s\n%s", metrics[0], metrics[1])
+			}
+		})
+	}
+}
+
+func TestResolveRejectsBadInput(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		sets []string
+		want string
+	}{
+		{"an unknown key is named with the valid keys", []string{"engine.cylce_s=3"}, `unknown config key "engine.cylce_s"`},
+		{"a negative duration is rejected", []string{"engine.cycle_s=-1"}, "engine.cycle_s: want a number ≥ 0"},
+		{"a non-boolean is rejected", []string{"engine.oracle=maybe"}, "engine.oracle: not a boolean"},
+		{"a bad level lists the valid ones", []string{"policy.level=rack"}, "valid: job, queue"},
+		{"a non-integer seed is rejected", []string{"seed=1.5"}, "seed: want an integer"},
+		{"a malformed --set is rejected", []string{"policy.name"}, "want key=value"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			v := NewViper()
+			err := ApplySet(v, tc.sets)
+			if err == nil {
+				_, err = Resolve(v)
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.want) || !errors.Is(err, ErrConfig) {
+				t.Fatalf("got %v, want a config error containing %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestUnknownPolicyListsValidOnes(t *testing.T) {
+	c := resolve(t, "policy.name=lottery")
+	_, err := Run(c)
+	if err == nil || !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), "fifo") || !strings.Contains(err.Error(), "drf") {
+		t.Fatalf("got %v, want a config error listing the policies", err)
+	}
+}
+
+func TestEnvironmentOverridesDefault(t *testing.T) {
+	t.Setenv("SCHEDLAB_POLICY_NAME", "srpt")
+	if c := resolve(t); c.Policy.Name != "srpt" {
+		t.Fatalf("policy.name = %q, want srpt from SCHEDLAB_POLICY_NAME", c.Policy.Name)
+	}
+}

@@ -1,0 +1,376 @@
+package experiments
+
+import (
+	"errors"
+	"math"
+	"slices"
+	"strings"
+	"testing"
+	"testing/fstest"
+)
+
+const validSpec = `
+title: T
+base:
+  workload: {name: tpch-fb}
+  engine.cycle_s: 0
+axes:
+  - key: policy.name
+    values: [fifo, drf]
+  - zip:
+      - {key: workload.machines, values: [25, 50]}
+      - {key: engine.horizon_s, values: [100, 200.5]}
+seeds: {base: 7, count: 2}
+labels:
+  quick:
+    seeds: [1]
+    set: {metrics.usage_window_s: 0}
+    axes: {policy.name: [fifo]}
+  paper: {}
+figures:
+  - id: f1
+    kind: bars
+    x: policy
+    y: avg_jct_s
+    series: machines
+    where: {horizon_s: [100]}
+    reference:
+      paper: P
+      figure: Fig. 1
+      numbers:
+        - {name: ratio, paper: "0.5", ours: "policy=drf avg_jct_s / policy=fifo avg_jct_s"}
+    claims:
+      - text: drf is faster
+        check: "for each machines: policy=drf avg_jct_s < 90% * policy=fifo avg_jct_s"
+  - id: t1
+    kind: table
+    x: policy
+    y: [avg_jct_s, utilization.cpu]
+`
+
+func parse(t *testing.T, files map[string]string) (*Spec, error) {
+	t.Helper()
+	fsys := fstest.MapFS{}
+	for name, body := range files {
+		fsys[name] = &fstest.MapFile{Data: []byte(body)}
+	}
+	return ParseSpec(fsys, "spec.yaml", "", "test/spec")
+}
+
+func TestParseSpecReadsEveryField(t *testing.T) {
+	s, err := parse(t, map[string]string{"spec.yaml": validSpec})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Title != "T" || s.ID != "test/spec" || s.File != "spec.yaml" {
+		t.Errorf("title/id/file = %q %q %q", s.Title, s.ID, s.File)
+	}
+	if got := s.AxisKeys(); !slices.Equal(got, []string{"policy.name", "workload.machines", "engine.horizon_s"}) {
+		t.Errorf("axis keys = %v", got)
+	}
+	if len(s.Axes) != 2 || len(s.Axes[1].Axes) != 2 || s.Axes[1].Len() != 2 {
+		t.Fatalf("axes = %+v", s.Axes)
+	}
+	if v := s.Axes[1].Axes[0].Values[1]; v != int64(50) {
+		t.Errorf("machines value = %#v, want int64(50)", v)
+	}
+	if v := s.Axes[1].Axes[1].Values[1]; v != 200.5 {
+		t.Errorf("horizon value = %#v", v)
+	}
+	if got := s.Seeds.Values(); !slices.Equal(got, []int64{7, 8}) {
+		t.Errorf("seeds = %v", got)
+	}
+	if s.Base["workload.name"] != "tpch-fb" || s.Base["engine.cycle_s"] != int64(0) {
+		t.Errorf("base = %v", s.Base)
+	}
+	f := s.Figures[0]
+	if f.X != "policy.name" || f.Series != "workload.machines" || !slices.Equal(f.Where["engine.horizon_s"], []string{"100"}) {
+		t.Errorf("figure keys not normalized: x=%q series=%q where=%v", f.X, f.Series, f.Where)
+	}
+	if f.Reference == nil || f.Reference.Numbers[0].Ours == nil || len(f.Claims) != 1 {
+		t.Fatalf("reference/claims = %+v %+v", f.Reference, f.Claims)
+	}
+	if got, want := f.Claims[0].Check.String(), "for each workload.machines: policy.name=drf avg_jct_s < (90% * policy.name=fifo avg_jct_s)"; got != want {
+		t.Errorf("claim = %q, want %q", got, want)
+	}
+	if f.Claims[0].Pos.Line != 33 {
+		t.Errorf("claim line = %d, want 33", f.Claims[0].Pos.Line)
+	}
+	if got := s.Figures[1].Y; !slices.Equal(got, []string{"avg_jct_s", "utilization.cpu"}) {
+		t.Errorf("table y = %v", got)
+	}
+}
+
+func TestWithLabelAppliesOverrides(t *testing.T) {
+	s, err := parse(t, map[string]string{"spec.yaml": validSpec})
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, err := s.WithLabel("quick")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := q.Seeds.Values(); !slices.Equal(got, []int64{1}) {
+		t.Errorf("quick seeds = %v", got)
+	}
+	if got := q.Axes[0].Axes[0].Values; len(got) != 1 || got[0] != "fifo" {
+		t.Errorf("quick policy axis = %v", got)
+	}
+	if q.Base["metrics.usage_window_s"] != int64(0) {
+		t.Errorf("quick base = %v", q.Base)
+	}
+	// The original is untouched.
+	if len(s.Axes[0].Axes[0].Values) != 2 || s.Base["metrics.usage_window_s"] != nil {
+		t.Errorf("WithLabel modified the spec")
+	}
+	if _, err := s.WithLabel("nope"); err == nil || !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), "paper, quick") {
+		t.Errorf("unknown label error = %v", err)
+	}
+}
+
+func TestSpecErrorsNameFileAndLine(t *testing.T) {
+	head := "axes:\n  - {key: policy.name, values: [fifo]}\nseeds: {count: 1}\nlabels: {quick: {}, paper: {}}\n"
+	tests := []struct {
+		name string
+		body string
+		want string
+	}{
+		{"an unknown top-level key is an error", head + "figurez: []\n", "spec.yaml:5: spec: unknown key \"figurez\""},
+		{"an unknown base key is an error", "base: {engine: {cycle: 1}}\n" + head, "spec.yaml:1: base: unknown config key \"engine.cycle\""},
+		{"a base value of the wrong type is an error", "base: {engine: {cycle_s: fast}}\n" + head, "spec.yaml:1: base: engine.cycle_s: want a number ≥ 0"},
+		{"an unknown policy is an error", "axes:\n  - key: policy.name\n    values: [fifo, nosuch]\nseeds: {count: 1}\nlabels: {quick: {}, paper: {}}\n", "spec.yaml:3: axes[0].values[1]: policy.name: unknown policy \"nosuch\""},
+		{"a negative machine count is an error", "axes:\n  - {key: workload.machines, values: [-1]}\nseeds: {count: 1}\nlabels: {quick: {}, paper: {}}\n", "spec.yaml:2: axes[0].values[0]: workload.machines: want an integer ≥ 0"},
+		{"zipped axes of unequal length are an error", "axes:\n  - zip:\n      - {key: policy.name, values: [fifo, drf]}\n      - {key: workload.machines, values: [1]}\nseeds: {count: 1}\nlabels: {quick: {}, paper: {}}\n", "spec.yaml:4: axes[0].zip[1]: 1 values, but policy.name has 2"},
+		{"seeds must be positive in count", "axes:\n  - {key: policy.name, values: [fifo]}\nseeds: {count: 0}\nlabels: {quick: {}, paper: {}}\n", "spec.yaml:3: seeds.count: want an integer ≥ 1"},
+		{"a seed list with a string is an error", "axes:\n  - {key: policy.name, values: [fifo]}\nseeds: [1, x]\nlabels: {quick: {}, paper: {}}\n", "spec.yaml:3: seeds[1]: want an integer"},
+		{"labels quick and paper are required", "axes:\n  - {key: policy.name, values: [fifo]}\nseeds: {count: 1}\nlabels: {quick: {}}\n", "labels: missing \"paper\""},
+		{"a label may only replace axes", head + "", ""},
+		{"a label replacing a non-axis is an error", "axes:\n  - {key: policy.name, values: [fifo]}\nseeds: {count: 1}\nlabels:\n  quick: {axes: {workload.machines: [1]}}\n  paper: {}\n", "spec.yaml:5: labels.quick.axes: \"workload.machines\" is not an axis"},
+		{"a label setting an axis key is an error", "axes:\n  - {key: policy.name, values: [fifo]}\nseeds: {count: 1}\nlabels:\n  quick: {set: {policy.name: drf}}\n  paper: {}\n", "labels.quick.set: \"policy.name\" is an axis"},
+		{"a bad figure kind is an error", head + "figures:\n  - {id: a, kind: pie, y: avg_jct_s}\n", "spec.yaml:6: figure a.kind: \"pie\" (valid: line, bars"},
+		{"an unknown figure key is an error", head + "figures:\n  - {id: a, kind: bars, x: policy, y: avg_jct_s, colour: red}\n", "spec.yaml:6: figures[0]: unknown key \"colour\""},
+		{"a figure x that is not an axis is an error", head + "figures:\n  - {id: a, kind: bars, x: machines, y: avg_jct_s}\n", "figure a.x: \"machines\" is not an axis"},
+		{"a job metric in a bar chart is an error", head + "figures:\n  - {id: a, kind: bars, x: policy, y: job.jct_s}\n", "per-job job.jct_s only in box, cdf and ccdf"},
+		{"a claim with a syntax error is an error", head + "figures:\n  - id: a\n    kind: bars\n    x: policy\n    y: avg_jct_s\n    claims:\n      - {text: t, check: \"policy=fifo avg_jct_s <\"}\n", "spec.yaml:11: figure a.claims[0].check: want a number"},
+		{"a claim on an unknown axis is an error", head + "figures:\n  - id: a\n    kind: bars\n    x: policy\n    y: avg_jct_s\n    claims:\n      - {text: t, check: \"color=red avg_jct_s < 1\"}\n", "\"color\" is not an axis"},
+		{"duplicate figure ids are an error", head + "figures:\n  - {id: a, kind: table, x: policy, y: avg_jct_s}\n  - {id: a, kind: table, x: policy, y: avg_jct_s}\n", "spec.yaml:7: figures[1].id: duplicate figure id \"a\""},
+		{"a key both in base and swept is an error", "base: {policy: {name: fifo}}\n" + head, "\"policy.name\" is both in base and swept"},
+		{"invalid YAML is an error", "axes: [\n", "spec.yaml: "},
+		{"a boolean flag must be a boolean", head + "figures:\n  - {id: a, kind: cdf, y: avg_jct_s, log_x: yes please}\n", "figure a.log_x: want true or false"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := parse(t, map[string]string{"spec.yaml": tt.body})
+			if tt.want == "" {
+				if err != nil {
+					t.Fatalf("unexpected error: %v", err)
+				}
+				return
+			}
+			if err == nil {
+				t.Fatalf("no error, want %q", tt.want)
+			}
+			if !errors.Is(err, ErrConfig) {
+				t.Errorf("error does not wrap ErrConfig: %v", err)
+			}
+			if !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("error\n  %v\nwant it to contain\n  %s", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestIncludeMergesUnderTheIncludingFile(t *testing.T) {
+	files := map[string]string{
+		"spec.yaml": "include: [common/_base.yaml]\nbase: {engine: {cycle_s: 5}}\naxes:\n  - {key: policy.name, values: [fifo]}\n",
+		"common/_base.yaml": "include: _more.yaml\nbase:\n  workload: {name: tpch-fb}\n  engine: {cycle_s: 1, horizon_s: 9}\n" +
+			"seeds: {count: 2}\n",
+		"common/_more.yaml": "labels: {quick: {}, paper: {}}\nseeds: {count: 3}\n",
+	}
+	s, err := parse(t, files)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Base["engine.cycle_s"] != int64(5) || s.Base["engine.horizon_s"] != int64(9) || s.Base["workload.name"] != "tpch-fb" {
+		t.Errorf("base = %v", s.Base)
+	}
+	if s.Seeds.Count != 2 {
+		t.Errorf("seeds = %+v, want the nearer include's count 2", s.Seeds)
+	}
+	// Errors in included files name the included file.
+	files["common/_more.yaml"] = "labels: {quick: {}, paper: {}}\nseeds: {count: -3}\n"
+	files["common/_base.yaml"] = "include: _more.yaml\n"
+	_, err = parse(t, files)
+	if err == nil || !strings.Contains(err.Error(), "common/_more.yaml:2: seeds.count") {
+		t.Errorf("error = %v, want it to name common/_more.yaml:2", err)
+	}
+	// Cycles are errors.
+	files["common/_more.yaml"] = "include: ../spec.yaml\n"
+	_, err = parse(t, files)
+	if err == nil || !strings.Contains(err.Error(), "include cycle") {
+		t.Errorf("error = %v, want an include cycle", err)
+	}
+	files["common/_more.yaml"] = "include: missing.yaml\n"
+	_, err = parse(t, files)
+	if err == nil || !strings.Contains(err.Error(), "common/missing.yaml") {
+		t.Errorf("error = %v, want the missing include named", err)
+	}
+}
+
+func TestEmbeddedSpecsParseWithEveryLabel(t *testing.T) {
+	ids := SpecIDs()
+	if !slices.Contains(ids, "demo/policies") {
+		t.Fatalf("embedded specs = %v, want demo/policies", ids)
+	}
+	for _, id := range ids {
+		s, err := LoadSpec(id)
+		if err != nil {
+			t.Errorf("%s: %v", id, err)
+			continue
+		}
+		if !strings.HasPrefix(s.File, "experiments/"+id) {
+			t.Errorf("%s: file = %q", id, s.File)
+		}
+		for _, l := range []string{"quick", "paper"} {
+			if _, err := s.WithLabel(l); err != nil {
+				t.Errorf("%s: label %s: %v", id, l, err)
+			}
+		}
+	}
+	if strings.HasPrefix(strings.Join(ids, " "), "_") {
+		t.Errorf("fragments listed as specs: %v", ids)
+	}
+}
+
+func TestMatchSpecs(t *testing.T) {
+	got, err := MatchSpecs("demo")
+	if err != nil || !slices.Contains(got, "demo/policies") {
+		t.Errorf("MatchSpecs(demo) = %v, %v", got, err)
+	}
+	got, err = MatchSpecs("demo/policies")
+	if err != nil || !slices.Equal(got, []string{"demo/policies"}) {
+		t.Errorf("MatchSpecs(demo/policies) = %v, %v", got, err)
+	}
+	if _, err := MatchSpecs("no/such"); !errors.Is(err, ErrNoSpec) || !errors.Is(err, ErrConfig) {
+		t.Errorf("MatchSpecs(no/such) error = %v", err)
+	}
+}
+
+func TestParseCheck(t *testing.T) {
+	tests := []struct {
+		name, src, want, err string
+	}{
+		{"the issue's example parses", "policy=drf avg_jct_s > policy=fifo avg_jct_s", "policy=drf avg_jct_s > policy=fifo avg_jct_s", ""},
+		{"ratios against thresholds parse", "policy=srpt p95_jct_s / policy=fifo p95_jct_s <= 0.8", "(policy=srpt p95_jct_s / policy=fifo p95_jct_s) <= 0.8", ""},
+		{"percentages scale", "a_s < 80% * b_s", "a_s < (80% * b_s)", ""},
+		{"precedence is arithmetic", "a - b * c >= (a - b) * c", "(a - (b * c)) >= ((a - b) * c)", ""},
+		{"aggregates wrap operands", "median(machines=25 utilization.cpu) > max(machines=50 utilization.cpu)", "median(machines=25 utilization.cpu) > max(machines=50 utilization.cpu)", ""},
+		{"for each takes several keys", "for each policy, machines: x < y", "for each policy, machines: x < y", ""},
+		{"quoted and dashed selector values parse", `workload.name="my trace" policy=best-effort x_s < -1`, `workload.name="my trace" policy=best-effort x_s < -1`, ""},
+		{"class names with dashes stay one metric", "by_class.best-effort.avg_jct_s < 5", "by_class.best-effort.avg_jct_s < 5", ""},
+		{"a missing comparison is an error", "a < b < c", "", "unexpected"},
+		{"no comparison is an error", "a + b", "", "want a comparison"},
+		{"numbers alone are an error", "1 < 2", "", "name a metric"},
+		{"a selector without a metric is an error", "policy=drf < x", "", "want a metric name"},
+		{"an unclosed paren is an error", "(a < b", "", "want \")\""},
+		{"a stray character is an error", "a ! b", "", "unexpected '!'"},
+		{"an empty selector value is an error", "policy= x < y", "", "has no value"},
+		{"for without each is an error", "for policy: a < b", "", "for each"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := ParseCheck(tt.src)
+			if tt.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.err) {
+					t.Fatalf("ParseCheck(%q) error = %v, want %q", tt.src, err, tt.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("ParseCheck(%q): %v", tt.src, err)
+			}
+			if got := c.String(); got != tt.want {
+				t.Errorf("String() = %q, want %q", got, tt.want)
+			}
+			// Canonical form round-trips.
+			c2, err := ParseCheck(c.String())
+			if err != nil || c2.String() != c.String() {
+				t.Errorf("round trip of %q: %v, %v", c.String(), c2, err)
+			}
+		})
+	}
+}
+
+func TestCheckEval(t *testing.T) {
+	vals := map[string]float64{"policy=drf avg_jct_s": 80, "policy=fifo avg_jct_s": 100}
+	env := func(o *Operand) (float64, error) {
+		key := o.Metric
+		if len(o.Where) > 0 {
+			key = o.Where[0].Key + "=" + o.Where[0].Value + " " + o.Metric
+		}
+		v, ok := vals[key]
+		if !ok {
+			return 0, errors.New("no " + key)
+		}
+		return v, nil
+	}
+	tests := []struct {
+		src  string
+		held bool
+		lhs  float64
+	}{
+		{"policy=drf avg_jct_s < policy=fifo avg_jct_s", true, 80},
+		{"policy=drf avg_jct_s < 80% * policy=fifo avg_jct_s", false, 80},
+		{"policy=drf avg_jct_s <= 80% * policy=fifo avg_jct_s", true, 80},
+		{"policy=drf avg_jct_s / policy=fifo avg_jct_s >= 0.8", true, 0.8},
+		{"-policy=drf avg_jct_s + 100 > 19", true, 20},
+		{"policy=drf avg_jct_s / (policy=fifo avg_jct_s - 100) > 0", false, math.NaN()},
+	}
+	for _, tt := range tests {
+		c, err := ParseCheck(tt.src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lhs, _, held, err := c.Eval(env)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if held != tt.held || !(lhs == tt.lhs || math.IsNaN(lhs) && math.IsNaN(tt.lhs)) {
+			t.Errorf("%s: lhs %v held %v, want %v %v", tt.src, lhs, held, tt.lhs, tt.held)
+		}
+	}
+	c, _ := ParseCheck("policy=sp avg_jct_s < 1")
+	if _, _, _, err := c.Eval(env); err == nil {
+		t.Errorf("missing operand: no error")
+	}
+}
+
+func TestFormatValue(t *testing.T) {
+	tests := []struct {
+		v    any
+		want string
+	}{
+		{int64(25), "25"}, {25, "25"}, {2.5, "2.5"}, {100.0, "100"}, {1e20, "1e+20"}, {true, "true"},
+		{"drf", "drf"}, {[]any{"a", int64(1)}, "a,1"}, {nil, ""},
+	}
+	for _, tt := range tests {
+		if got := FormatValue(tt.v); got != tt.want {
+			t.Errorf("FormatValue(%#v) = %q, want %q", tt.v, got, tt.want)
+		}
+	}
+}
+
+func TestNormalizeKey(t *testing.T) {
+	s, err := parse(t, map[string]string{"spec.yaml": validSpec})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for in, want := range map[string]string{"policy": "policy.name", "machines": "workload.machines", "seed": "seed", "engine.horizon_s": "engine.horizon_s"} {
+		if got, err := s.NormalizeKey(in); err != nil || got != want {
+			t.Errorf("NormalizeKey(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+	if _, err := s.NormalizeKey("cycle_s"); err == nil {
+		t.Errorf("NormalizeKey(cycle_s): no error")
+	}
+}

@@ -1,0 +1,373 @@
+// Package sweep runs an experiment spec's sweep: the Cartesian product of its axes (with zipped
+// groups) times its seeds, one replay per cell, on a pool of workers.
+//
+// Every cell is deterministic from its resolved configuration and seed, and its results are kept
+// in a content-addressed cache: a cell's key hashes its resolved configuration, the workload's
+// content hash and schedlab's version, and its outputs (summary.json, jobs.parquet, config.yaml)
+// go to CACHE/<key>/ by an atomic directory rename. A cell whose directory exists is done, so an
+// unchanged cell is never rerun and a killed sweep resumes where it stopped. When every cell of
+// the plan (or of its shard) is done, the results are gathered into DIR/cells.parquet — one row
+// per cell in plan order, with the axis columns, the seed and every metric — and DIR/sweep.json
+// records the plan. Shards (Shard) split a sweep across machines; Gather merges their outputs.
+package sweep
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/schedlab/schedlab/experiments"
+	"github.com/schedlab/schedlab/traces"
+)
+
+// Column types of axis columns in cells.parquet.
+const (
+	TypeString  = "string"
+	TypeInt64   = "int64"
+	TypeFloat64 = "float64"
+	TypeBool    = "bool"
+)
+
+// Column is an axis column of the sweep: a configuration key and the type of its values.
+type Column struct {
+	Key  string `json:"key"`
+	Type string `json:"type"`
+}
+
+// Cell is one point of the sweep: one value per axis and a seed.
+type Cell struct {
+	// Index is the cell's position in the plan's deterministic order (axes in spec order, the
+	// last axis fastest, then seeds).
+	Index int
+	// Values holds the axis values, in Plan.Columns order, typed as the columns say.
+	Values []any
+	Seed   int64
+	// Config is the cell's resolved configuration.
+	Config experiments.Config
+	// Key is the cell's cache key (hex SHA-256).
+	Key string
+}
+
+// Plan is a sweep's cells in deterministic order.
+type Plan struct {
+	// Spec is the spec with the label and --set overrides applied.
+	Spec    *experiments.Spec
+	Label   string
+	Sets    []string
+	Columns []Column
+	Cells   []Cell
+	// workloads holds each distinct workload once, shared read-only by the cells.
+	workloads map[experiments.WorkloadConfig]*loadedWorkload
+}
+
+type loadedWorkload struct {
+	w    *traces.Workload
+	hash string
+}
+
+// NewPlan applies a label ("" for none) and --set overrides to a spec and enumerates its cells.
+// A --set of a non-axis key overrides the base configuration; a --set of an axis key keeps only
+// that value of the axis.
+func NewPlan(spec *experiments.Spec, label string, sets []string) (*Plan, error) {
+	s, err := spec.WithLabel(label)
+	if err != nil {
+		return nil, err
+	}
+	if err := applySets(s, sets); err != nil {
+		return nil, err
+	}
+	p := &Plan{Spec: s, Label: label, Sets: slices.Clone(sets), workloads: map[experiments.WorkloadConfig]*loadedWorkload{}}
+	var axes []experiments.Axis
+	for _, g := range s.Axes {
+		axes = append(axes, g.Axes...)
+	}
+	for _, a := range axes {
+		p.Columns = append(p.Columns, Column{Key: a.Key, Type: columnType(a.Values)})
+	}
+	seeds := s.Seeds.Values()
+	baseKeys := make([]string, 0, len(s.Base))
+	for k := range s.Base {
+		baseKeys = append(baseKeys, k)
+	}
+	slices.Sort(baseKeys)
+
+	// Odometer over the axis groups, last group fastest.
+	steps := make([]int, len(s.Axes))
+	total := len(seeds)
+	for _, g := range s.Axes {
+		total *= g.Len()
+	}
+	p.Cells = make([]Cell, 0, total)
+	for {
+		var raw []any
+		for gi, g := range s.Axes {
+			for _, a := range g.Axes {
+				raw = append(raw, a.Values[steps[gi]])
+			}
+		}
+		for _, seed := range seeds {
+			c := Cell{Index: len(p.Cells), Seed: seed}
+			v := experiments.NewViper()
+			for _, k := range baseKeys {
+				v.Set(k, s.Base[k])
+			}
+			for i, a := range axes {
+				v.Set(a.Key, raw[i])
+				c.Values = append(c.Values, typed(raw[i], p.Columns[i].Type))
+			}
+			v.Set("seed", seed)
+			cfg, err := experiments.Resolve(v)
+			if err != nil {
+				return nil, fmt.Errorf("%s: cell %s: %w", s.File, describe(p.Columns, c.Values, seed), err)
+			}
+			c.Config = cfg
+			lw, err := p.workload(cfg.Workload)
+			if err != nil {
+				return nil, fmt.Errorf("%s: cell %s: %w", s.File, describe(p.Columns, c.Values, seed), err)
+			}
+			c.Key = CellKey(cfg, lw.hash)
+			p.Cells = append(p.Cells, c)
+		}
+		// Advance the odometer.
+		gi := len(steps) - 1
+		for ; gi >= 0; gi-- {
+			steps[gi]++
+			if steps[gi] < s.Axes[gi].Len() {
+				break
+			}
+			steps[gi] = 0
+		}
+		if gi < 0 {
+			break
+		}
+	}
+	return p, nil
+}
+
+func (p *Plan) workload(c experiments.WorkloadConfig) (*loadedWorkload, error) {
+	if lw, ok := p.workloads[c]; ok {
+		return lw, nil
+	}
+	w, err := experiments.LoadWorkload(c)
+	if err != nil {
+		return nil, err
+	}
+	lw := &loadedWorkload{w: w, hash: w.Hash()}
+	p.workloads[c] = lw
+	return lw, nil
+}
+
+// Describe names a cell by its axis values and seed, e.g. "policy.name=drf workload.machines=50
+// seed=2".
+func (p *Plan) Describe(c *Cell) string { return describe(p.Columns, c.Values, c.Seed) }
+
+func describe(cols []Column, vals []any, seed int64) string {
+	var b strings.Builder
+	for i, c := range cols {
+		fmt.Fprintf(&b, "%s=%s ", c.Key, experiments.FormatValue(vals[i]))
+	}
+	fmt.Fprintf(&b, "seed=%d", seed)
+	return b.String()
+}
+
+// CellKey is the content address of a cell: the SHA-256 of its resolved configuration (which
+// includes the seed), the workload's content hash and schedlab's version.
+func CellKey(cfg experiments.Config, workloadHash string) string {
+	doc := map[string]any{"config": cfg.Map(), "workload_hash": workloadHash, "schedlab_version": experiments.Version}
+	b, err := json.Marshal(doc) // map keys are sorted: canonical
+	if err != nil {
+		// Config.Map holds only JSON-encodable values; policy params come from YAML or strings.
+		b = []byte(fmt.Sprintf("%#v", doc))
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+// Hash identifies the plan: its spec, label, sets, columns and cells' keys, so shards of the
+// same sweep can be recognized when they are gathered.
+func (p *Plan) Hash() string {
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\x00%s\x00%q\x00", p.Spec.ID, p.Label, p.Sets)
+	for _, c := range p.Columns {
+		fmt.Fprintf(h, "%s:%s\x00", c.Key, c.Type)
+	}
+	for _, c := range p.Cells {
+		fmt.Fprintf(h, "%d:%s\x00", c.Index, c.Key)
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// Shard is a deterministic 1/Count of a sweep: the cells whose index is Index modulo Count.
+// The zero value (Count 0) is the whole sweep.
+type Shard struct {
+	Index, Count int
+}
+
+// ParseShard parses "i/n" with 0 ≤ i < n (Slurm array and Kubernetes completion indices both
+// start at 0).
+func ParseShard(s string) (Shard, error) {
+	a, b, ok := strings.Cut(s, "/")
+	i, err1 := strconv.Atoi(strings.TrimSpace(a))
+	n, err2 := strconv.Atoi(strings.TrimSpace(b))
+	if !ok || err1 != nil || err2 != nil || n < 1 || i < 0 || i >= n {
+		return Shard{}, fmt.Errorf("%w: --shard %q: want i/n with 0 ≤ i < n", experiments.ErrConfig, s)
+	}
+	return Shard{Index: i, Count: n}, nil
+}
+
+// String formats the shard as "i/n" ("all" for the whole sweep).
+func (s Shard) String() string {
+	if s.Count <= 1 {
+		return "all"
+	}
+	return fmt.Sprintf("%d/%d", s.Index, s.Count)
+}
+
+// Has reports whether the shard includes the cell with the given index.
+func (s Shard) Has(index int) bool { return s.Count <= 1 || index%s.Count == s.Index }
+
+// ShardCells returns the plan's cells in the shard, in plan order.
+func (p *Plan) ShardCells(s Shard) []*Cell {
+	var out []*Cell
+	for i := range p.Cells {
+		if s.Has(p.Cells[i].Index) {
+			out = append(out, &p.Cells[i])
+		}
+	}
+	return out
+}
+
+func applySets(s *experiments.Spec, sets []string) error {
+	for _, set := range sets {
+		k, val, ok := strings.Cut(set, "=")
+		k = strings.TrimSpace(k)
+		if !ok || k == "" {
+			return fmt.Errorf("%w: --set %q: want key=value", experiments.ErrConfig, set)
+		}
+		if k == "seed" {
+			n, err := strconv.ParseInt(strings.TrimSpace(val), 10, 64)
+			if err != nil {
+				return fmt.Errorf("%w: --set seed=%s: want an integer", experiments.ErrConfig, val)
+			}
+			s.Seeds = experiments.Seeds{List: []int64{n}}
+			continue
+		}
+		if err := experiments.CheckKeys([]string{k}, "--set"); err != nil {
+			return err
+		}
+		gi, ai := -1, -1
+		for i, g := range s.Axes {
+			for j, a := range g.Axes {
+				if a.Key == k {
+					gi, ai = i, j
+				}
+			}
+		}
+		if gi < 0 {
+			if err := experiments.CheckValue(k, val); err != nil {
+				return fmt.Errorf("--set %s: %w", set, err)
+			}
+			s.Base[k] = val
+			continue
+		}
+		// Keep only the matching step of the axis (and of its zipped partners).
+		g := s.Axes[gi]
+		var keep []int
+		var have []string
+		for step, v := range g.Axes[ai].Values {
+			f := experiments.FormatValue(v)
+			have = append(have, f)
+			if f == strings.TrimSpace(val) {
+				keep = append(keep, step)
+			}
+		}
+		if len(keep) == 0 {
+			return fmt.Errorf("%w: --set %s: %s is an axis of %s and %q is not among its values (%s)", experiments.ErrConfig, set, k, s.ID, val, strings.Join(have, ", "))
+		}
+		ng := experiments.AxisGroup{}
+		for _, a := range g.Axes {
+			na := a
+			na.Values = nil
+			for _, step := range keep {
+				na.Values = append(na.Values, a.Values[step])
+			}
+			ng.Axes = append(ng.Axes, na)
+		}
+		s.Axes[gi] = ng
+	}
+	return nil
+}
+
+// columnType picks the narrowest column type holding every value.
+func columnType(vals []any) string {
+	allInt, allNum, allBool := true, true, true
+	for _, v := range vals {
+		switch v.(type) {
+		case int, int64:
+			allBool = false
+		case float64:
+			allInt, allBool = false, false
+		case bool:
+			allInt, allNum = false, false
+		default:
+			allInt, allNum, allBool = false, false, false
+		}
+	}
+	switch {
+	case len(vals) == 0:
+		return TypeString
+	case allInt:
+		return TypeInt64
+	case allNum:
+		return TypeFloat64
+	case allBool:
+		return TypeBool
+	}
+	return TypeString
+}
+
+// typed converts a spec value to its column's type.
+func typed(v any, typ string) any {
+	switch typ {
+	case TypeInt64:
+		switch x := v.(type) {
+		case int:
+			return int64(x)
+		case int64:
+			return x
+		}
+	case TypeFloat64:
+		switch x := v.(type) {
+		case int:
+			return float64(x)
+		case int64:
+			return float64(x)
+		case float64:
+			return x
+		}
+	case TypeBool:
+		if b, ok := v.(bool); ok {
+			return b
+		}
+	}
+	return experiments.FormatValue(v)
+}
+
+// parseTyped parses a formatted value back into its column's type.
+func parseTyped(s, typ string) (any, error) {
+	switch typ {
+	case TypeInt64:
+		return strconv.ParseInt(s, 10, 64)
+	case TypeFloat64:
+		return strconv.ParseFloat(s, 64)
+	case TypeBool:
+		return strconv.ParseBool(s)
+	case TypeString:
+		return s, nil
+	}
+	return nil, fmt.Errorf("unknown column type %q", typ)
+}

@@ -1,0 +1,304 @@
+package bpf
+
+import (
+	"cmp"
+	"math/rand/v2"
+	"slices"
+
+	"github.com/schedlab/schedlab/policies"
+	"github.com/schedlab/schedlab/traces"
+)
+
+// Registry names of the family.
+const (
+	BPFName  = "bpf"
+	NBPFName = "nbpf"
+	MBVTName = "mbvt"
+)
+
+// Admission is the record of one queue's admission, as BPF reports it through Admitter.
+type Admission struct {
+	Queue  string // queue name
+	Index  int    // index into View.Queues
+	Kind   Kind
+	Class  Class
+	Failed Condition // the condition that decided the class (CondNone: all held)
+	Reason string    // one line: which conditions held or failed, with the numbers
+	Time   traces.Time
+	// Queues is |H|+|S|+|E|+1 when the decision was made.
+	Queues int
+	// Declared reports that the burst parameters came (at least in part) from
+	// policy.params.queues rather than entirely from the queue's first jobs.
+	Declared bool
+	// The LQ's first burst and its number of bursts (zero for TQs and LQs whose parameters are
+	// unknown).
+	Start    traces.Time
+	Duration traces.Time
+	Period   traces.Time
+	Demand   traces.Vec
+	Bursts   int
+}
+
+// Admitter is implemented by policies that admit queues (bpf and nbpf). The experiments layer
+// type-asserts a policy to it after a run and records the admissions with the results.
+type Admitter interface {
+	// Admissions returns the admission records in decision order. The slice must not be
+	// modified.
+	Admissions() []Admission
+}
+
+// BPF is Bounded Priority Fairness (and, without the soft class, N-BPF): queue admission by the
+// paper's Algorithm 1, then allocation to hard, soft and elastic queues in that order.
+type BPF struct {
+	c     core
+	ac    *AdmissionControl
+	rng   *rand.Rand
+	steps []step
+	recs  []Admission
+
+	hard, soft, elastic, rejected []*queue
+	buf, order                    []*queue
+	heap                          shareHeap
+	victims                       []victim
+	tally                         []traces.Vec
+	tallyStamp                    []uint64
+	tallyN                        uint64
+}
+
+var (
+	_ policies.Policy = (*BPF)(nil)
+	_ Admitter        = (*BPF)(nil)
+)
+
+// NewBPF builds a BPF policy. Params: queues, period_s, horizon_s, preempt, rejected (see the
+// package documentation); Backfill lets elastic queues skip a blocked queue.
+func NewBPF(o policies.Options) (policies.Policy, error) { return newBPF(variantBPF, BPFName, o) }
+
+// NewNBPF builds an N-BPF policy: BPF without the soft class. It takes BPF's parameters.
+func NewNBPF(o policies.Options) (policies.Policy, error) { return newBPF(variantNBPF, NBPFName, o) }
+
+func newBPF(v variant, name string, o policies.Options) (*BPF, error) {
+	cfg, err := parseConfig(v, o)
+	if err != nil {
+		return nil, err
+	}
+	return &BPF{c: core{name: name, cfg: cfg}, rng: rand.New(rand.NewPCG(o.Seed, seedOf(name)))}, nil
+}
+
+// seedOf derives a generator stream from a component name (FNV-1a).
+func seedOf(name string) uint64 {
+	h := uint64(14695981039346656037)
+	for i := 0; i < len(name); i++ {
+		h ^= uint64(name[i])
+		h *= 1099511628211
+	}
+	return h
+}
+
+// Name returns "bpf" or "nbpf".
+func (b *BPF) Name() string { return b.c.name }
+
+// Admissions implements Admitter.
+func (b *BPF) Admissions() []Admission { return b.recs }
+
+// Schedule admits the queues seen for the first time, then allocates: hard guarantees, soft
+// guarantees by SRPT from the uncommitted capacity, DRF among elastic queues, and spare capacity
+// to queues with unsatisfied demand.
+func (b *BPF) Schedule(v policies.View, p *policies.Plan) error {
+	c := &b.c
+	if err := c.begin(v, p); err != nil {
+		return err
+	}
+	if b.ac == nil {
+		ac, err := NewAdmissionControl(c.capacity, c.dims, c.cfg.variant == variantBPF, b.rng)
+		if err != nil {
+			return c.errorf("%v", err)
+		}
+		b.ac = ac
+	}
+	if err := b.admit(v); err != nil {
+		return err
+	}
+	c.pl.begin(v)
+	c.reserve = traces.Vec{}
+	c.inflight = false
+	if c.cfg.preempt {
+		var held traces.Vec
+		for _, q := range c.queues {
+			held = held.Add(q.alloc)
+		}
+		// Capacity that is neither free nor held by a running task is being released.
+		c.inflight = c.capacity.Sub(v.FreeTotal()).Sub(held) != traces.Vec{}
+	}
+	return b.fill(v, p)
+}
+
+// admit decides the class of every queue seen for the first time: LQs first, then TQs (as
+// Algorithm 1's PeriodicSchedule does), each in queue order.
+func (b *BPF) admit(v policies.View) error {
+	c := &b.c
+	if len(c.fresh) == 0 {
+		return nil
+	}
+	slices.SortFunc(c.fresh, func(x, y int) int {
+		qx, qy := c.queues[x], c.queues[y]
+		return cmp.Or(cmp.Compare(qy.kind, qx.kind), cmp.Compare(x, y))
+	})
+	for _, qi := range c.fresh {
+		q := c.queues[qi]
+		rec := Admission{Queue: q.name, Index: q.idx, Kind: q.kind, Time: v.Now(), Declared: q.spec != nil}
+		var d Decision
+		if q.kind == TQ {
+			d = b.ac.AdmitTQ()
+		} else {
+			k, ok, steps, err := c.contractFor(v, q, b.steps)
+			b.steps = steps
+			if err != nil {
+				return err
+			}
+			if ok {
+				d = b.ac.AdmitLQ(q.idx, &k)
+				q.contract = k
+				first := k.Burst(0)
+				rec.Start, rec.Duration, rec.Period, rec.Demand, rec.Bursts = first.Start, first.Duration, first.Period, first.Demand, k.Count
+			} else {
+				d = b.ac.AdmitUnknown()
+			}
+		}
+		q.class = d.Class
+		rec.Class, rec.Failed, rec.Queues = d.Class, d.Failed, d.Queues
+		rec.Reason = b.reason(d)
+		b.recs = append(b.recs, rec)
+		switch d.Class {
+		case Hard:
+			b.hard = append(b.hard, q)
+		case Soft:
+			b.soft = append(b.soft, q)
+		case Elastic:
+			b.elastic = append(b.elastic, q)
+		case Rejected:
+			b.rejected = append(b.rejected, q)
+		}
+	}
+	return nil
+}
+
+// reason renders a decision with queue names.
+func (b *BPF) reason(d Decision) string {
+	return d.Describe(func(id int) string {
+		if id >= 0 && id < len(b.c.queues) {
+			return b.c.queues[id].name
+		}
+		return "?"
+	})
+}
+
+// advance brings a guaranteed queue's burst accounting to time now: a new cycle starts with a
+// fresh budget d(n)·t(n) and the share level d(n); the guarantee applies until the cycle ends
+// or the budget is consumed.
+func (b *BPF) advance(q *queue, now traces.Time) {
+	n, ok := q.contract.Index(now)
+	if !ok {
+		q.gActive = false
+		return
+	}
+	if n != q.burst {
+		q.burst = n
+		br := q.contract.Burst(n)
+		q.capVec = br.Demand
+		for k := range q.budget {
+			q.budget[k] = float64(br.Demand[k]) * float64(br.Duration)
+			q.charged[k] = 0
+		}
+	}
+	q.gActive = true
+	for k := 0; k < b.c.dims; k++ {
+		if q.budget[k] > 0 && q.charged[k] >= q.budget[k] {
+			q.gActive = false
+		}
+	}
+}
+
+// fill allocates in the order H → S → E → spare → rejected.
+func (b *BPF) fill(v policies.View, p *policies.Plan) error {
+	c := &b.c
+	now := v.Now()
+	var committed traces.Vec // Σ d_j(n) over hard queues whose guarantee applies now
+	b.buf = b.buf[:0]
+	for _, q := range b.hard {
+		b.advance(q, now)
+		if !q.gActive {
+			continue
+		}
+		committed = committed.Add(q.capVec)
+		if _, ok := c.head(q); ok {
+			b.buf = append(b.buf, q)
+		}
+	}
+	// Hard: earliest current burst first (ties: queue order). Each receives up to d(n).
+	slices.SortStableFunc(b.buf, func(x, y *queue) int {
+		return cmp.Compare(x.contract.Burst(x.burst).Start, y.contract.Burst(y.burst).Start)
+	})
+	for _, q := range b.buf {
+		if err := b.guarantee(v, p, q, nil); err != nil {
+			return err
+		}
+	}
+	// Soft: the uncommitted capacity C − Σ_H d_j(t), less what soft queues already hold, by
+	// shortest remaining (estimated) work first.
+	pool := c.capacity.Sub(committed)
+	b.buf = b.buf[:0]
+	for _, q := range b.soft {
+		b.advance(q, now)
+		pool = pool.Sub(q.alloc)
+		if _, ok := c.head(q); ok && q.gActive {
+			b.buf = append(b.buf, q)
+		}
+	}
+	slices.SortStableFunc(b.buf, func(x, y *queue) int { return cmp.Compare(x.remain, y.remain) })
+	for _, q := range b.buf {
+		if err := b.guarantee(v, p, q, &pool); err != nil {
+			return err
+		}
+	}
+	// Elastic: DRF over what is left.
+	if stopped, err := c.fillDRF(v, p, b.elastic, &b.heap); err != nil || (stopped && !c.cfg.backfill) {
+		return err
+	}
+	// Spare: guaranteed queues with demand beyond their guarantee (or between guarantees).
+	b.buf = b.buf[:0]
+	for _, list := range [][]*queue{b.hard, b.soft} {
+		for _, q := range list {
+			if q.blocked != c.epoch {
+				b.buf = append(b.buf, q)
+			}
+		}
+	}
+	if stopped, err := c.fillDRF(v, p, b.buf, &b.heap); err != nil || (stopped && !c.cfg.backfill) {
+		return err
+	}
+	if c.cfg.rejected == RejectedSpare {
+		if _, err := c.fillDRF(v, p, b.rejected, &b.heap); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// guarantee serves a guaranteed queue up to its share level and budget (and, for soft queues,
+// the pool). If it is blocked on free capacity, the part of its next task that free capacity
+// covers is withheld from later phases and, with preemption on, elastic or rejected tasks are
+// preempted to make room.
+func (b *BPF) guarantee(v policies.View, p *policies.Plan, q *queue, pool *traces.Vec) error {
+	c := &b.c
+	lim := limits{capOn: true, capVec: q.capVec, budget: &q.budget, charged: &q.charged, pool: pool}
+	_, blocked, need, err := c.serve(v, p, q, &lim, 0)
+	if err != nil || !blocked {
+		return err
+	}
+	c.block(need)
+	if c.cfg.preempt && !c.inflight {
+		return b.preemptFor(v, p, need)
+	}
+	return nil
+}

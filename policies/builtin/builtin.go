@@ -1,0 +1,28 @@
+// Package builtin assembles the registry of every policy schedlab ships, as used by
+// `schedlab policies` and `schedlab run`. Registration is explicit: each policy is listed here
+// once, with a one-line description.
+package builtin
+
+import (
+	"github.com/schedlab/schedlab/policies"
+	"github.com/schedlab/schedlab/policies/baseline"
+)
+
+// Entries lists the built-in policies in registration order.
+func Entries() []policies.Entry {
+	return []policies.Entry{
+		{Name: baseline.FIFOName, Description: "first in, first out: the earliest job takes every task that fits before the next", New: baseline.NewFIFO},
+		{Name: baseline.FairName, Description: "Hadoop-style fair sharing of running tasks in proportion to job or queue weight", New: baseline.NewFair},
+		{Name: baseline.DRFName, Description: "dominant resource fairness by progressive filling over jobs or queues", New: baseline.NewDRF},
+		{Name: baseline.SPName, Description: "strict priority between classes, DRF inside a class; preemption with params.preempt", New: baseline.NewSP},
+		{Name: baseline.EDFName, Description: "earliest deadline first; jobs without a deadline last", New: baseline.NewEDF},
+		{Name: baseline.SRPTName, Description: "shortest remaining estimated work first", New: baseline.NewSRPT},
+	}
+}
+
+// Registry returns a new registry holding every built-in policy.
+func Registry() *policies.Registry {
+	r := new(policies.Registry)
+	r.MustRegister(Entries()...)
+	return r
+}

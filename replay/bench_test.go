@@ -1,0 +1,109 @@
+package replay_test
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/schedlab/schedlab/policies"
+	"github.com/schedlab/schedlab/policies/builtin"
+	"github.com/schedlab/schedlab/replay"
+	"github.com/schedlab/schedlab/traces"
+)
+
+// syntheticWorkload builds a MapReduce-shaped workload of about `tasks` tasks: jobs of one map
+// stage and one reduce stage that waits for it, Poisson arrivals that keep a cluster of `slots`
+// task slots about 90% busy, exponential task durations. machines = 0 gives a pooled cluster.
+func syntheticWorkload(tasks, slots, machines int, seed uint64) *traces.Workload {
+	r := rand.New(rand.NewPCG(seed, 0x5eed_be9c))
+	const (
+		mapTasks    = 80
+		reduceTasks = 20
+		meanDurS    = 20.0
+	)
+	nJobs := max(1, tasks/(mapTasks+reduceTasks))
+	// Offered load: job work = 100 tasks × 20 s; slots·0.9 busy → mean gap.
+	gap := float64(mapTasks+reduceTasks) * meanDurS / (float64(slots) * 0.9)
+	w := &traces.Workload{Name: "synthetic", Dims: []string{"cpu", "mem"}}
+	if machines == 0 {
+		w.Cluster = traces.Uniform(1, traces.VecOf(float64(slots), float64(slots)), 0)
+		w.Cluster.Pooled = true
+	} else {
+		per := float64(slots) / float64(machines)
+		w.Cluster = traces.Uniform(machines, traces.VecOf(per, per), 32)
+	}
+	var t float64
+	for i := 0; i < nJobs; i++ {
+		t += r.ExpFloat64() * gap
+		dur := func() traces.Time { return traces.FromSeconds(1 + r.ExpFloat64()*(meanDurS-1)) }
+		m, red := dur(), dur()
+		w.Jobs = append(w.Jobs, traces.Job{
+			ID: int64(i), Submit: traces.FromSeconds(t), Queue: fmt.Sprintf("q%d", i%4),
+			Stages: []traces.Stage{
+				{Name: "map", Tasks: mapTasks, Demand: traces.VecOf(1, 0.5+r.Float64()), Duration: m, Estimate: m},
+				{Name: "reduce", Tasks: reduceTasks, Demand: traces.VecOf(1, 1), Duration: red, Estimate: red, Parents: []int32{0}},
+			},
+		})
+	}
+	return w
+}
+
+func newPolicy(b testing.TB, name string) policies.Policy {
+	p, err := builtin.Registry().New(name, policies.Options{Level: "job"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return p
+}
+
+// BenchmarkReplay measures engine throughput in events per second of wall time on one
+// goroutine, for pooled clusters (the flat-cost claim: 1M tasks vs 10k tasks) and for 256
+// machines (placement through the FirstFit index).
+func BenchmarkReplay(b *testing.B) {
+	for _, policy := range []string{"fifo", "drf"} {
+		for _, cluster := range []struct {
+			name     string
+			machines int
+		}{{"pooled", 0}, {"machines256", 256}} {
+			for _, tasks := range []int{10_000, 100_000, 1_000_000} {
+				b.Run(fmt.Sprintf("policy=%s/cluster=%s/tasks=%d", policy, cluster.name, tasks), func(b *testing.B) {
+					w := synthetic(b, tasks, cluster.machines)
+					var events int64
+					b.ReportAllocs()
+					b.ResetTimer()
+					for i := 0; i < b.N; i++ {
+						e, err := replay.New(w, newPolicy(b, policy), replay.Config{})
+						if err != nil {
+							b.Fatal(err)
+						}
+						res, err := e.Run()
+						if err != nil {
+							b.Fatal(err)
+						}
+						if s := replay.Summarize(res); s.Completed != s.Jobs {
+							b.Fatalf("%d of %d jobs completed", s.Completed, s.Jobs)
+						}
+						events += res.Stats.Events
+					}
+					b.ReportMetric(float64(events)/b.Elapsed().Seconds(), "events/s")
+					b.ReportMetric(float64(events)/float64(b.N), "events/op")
+				})
+			}
+		}
+	}
+}
+
+var workloads = map[[2]int]*traces.Workload{}
+
+func synthetic(b *testing.B, tasks, machines int) *traces.Workload {
+	key := [2]int{tasks, machines}
+	if w, ok := workloads[key]; ok {
+		return w
+	}
+	w := syntheticWorkload(tasks, 1024, machines, 1)
+	if err := w.Validate(); err != nil {
+		b.Fatal(err)
+	}
+	workloads[key] = w
+	return w
+}

@@ -1,0 +1,101 @@
+package replay
+
+import "github.com/schedlab/schedlab/traces"
+
+// Kind orders events that share a timestamp: resources are freed before arrivals are admitted,
+// and ticks come last so a scheduling cycle sees everything that happened at its instant.
+type Kind uint8
+
+// Event kinds, in processing order at equal times.
+const (
+	KindFinish  Kind = iota // a task finished
+	KindRelease             // a preempted task's resources become free after the preemption delay
+	KindArrival             // a job was submitted
+	KindTick                // periodic scheduling cycle
+	// Kinds below are emitted into the event log but never sit in the heap.
+	KindStart    // a task started
+	KindPreempt  // a task was preempted
+	KindUnlock   // a stage's parents all finished
+	KindComplete // a job finished
+	KindHorizon  // the run stopped at its horizon
+)
+
+var kindNames = [...]string{"finish", "release", "arrival", "tick", "start", "preempt", "unlock", "complete", "horizon"}
+
+func (k Kind) String() string {
+	if int(k) < len(kindNames) {
+		return kindNames[k]
+	}
+	return "kind?"
+}
+
+// event is a heap entry. attempt invalidates the finish event of a task that was preempted.
+type event struct {
+	t       traces.Time
+	seq     uint64
+	kind    Kind
+	job     int32
+	stage   int32
+	task    int32
+	machine int32
+	attempt uint32
+}
+
+func (a *event) less(b *event) bool {
+	if a.t != b.t {
+		return a.t < b.t
+	}
+	if a.kind != b.kind {
+		return a.kind < b.kind
+	}
+	return a.seq < b.seq
+}
+
+// eventHeap is a binary min-heap of events by (time, kind, sequence) without interface boxing.
+type eventHeap struct {
+	items []event
+	seq   uint64
+}
+
+func (h *eventHeap) Len() int { return len(h.items) }
+
+func (h *eventHeap) push(e event) {
+	h.seq++
+	e.seq = h.seq
+	h.items = append(h.items, e)
+	i := len(h.items) - 1
+	for i > 0 {
+		p := (i - 1) / 2
+		if !h.items[i].less(&h.items[p]) {
+			break
+		}
+		h.items[i], h.items[p] = h.items[p], h.items[i]
+		i = p
+	}
+}
+
+func (h *eventHeap) top() *event { return &h.items[0] }
+
+func (h *eventHeap) pop() event {
+	top := h.items[0]
+	n := len(h.items) - 1
+	h.items[0] = h.items[n]
+	h.items = h.items[:n]
+	i := 0
+	for {
+		l := 2*i + 1
+		if l >= n {
+			break
+		}
+		m := l
+		if r := l + 1; r < n && h.items[r].less(&h.items[l]) {
+			m = r
+		}
+		if !h.items[m].less(&h.items[i]) {
+			break
+		}
+		h.items[i], h.items[m] = h.items[m], h.items[i]
+		i = m
+	}
+	return top
+}

@@ -1,0 +1,63 @@
+package replay
+
+import (
+	"fmt"
+
+	"github.com/schedlab/schedlab/traces"
+)
+
+// checkInvariants verifies, after every instant, what the engine promises: free capacity never
+// negative and consistent with running tasks and draining preemptions, the clock never behind an
+// event, and per-job counters consistent with per-task states (a task runs at most once at a
+// time). It costs O(machines + tasks) and runs only under the invariants build tag.
+func (e *Engine) checkInvariants() error {
+	held := make([]traces.Vec, len(e.mach))
+	for ji := range e.jobs {
+		jr := &e.jobs[ji]
+		var running, pending int32
+		var alloc traces.Vec
+		for si := range jr.stages {
+			st := &jr.stages[si]
+			var r, d int32
+			for ti, s := range st.status {
+				switch s {
+				case taskRunning:
+					r++
+					held[st.machine[ti]] = held[st.machine[ti]].Add(st.src.Demand)
+					alloc = alloc.Add(st.src.Demand)
+				case taskDone:
+					d++
+				}
+			}
+			if r != st.running || d != st.finished || st.running+st.pending+st.finished != st.src.Tasks {
+				return fmt.Errorf("replay: invariant: job %d stage %d: counters running=%d pending=%d finished=%d, tasks say running=%d finished=%d of %d",
+					ji, si, st.running, st.pending, st.finished, r, d, st.src.Tasks)
+			}
+			running += r
+			if st.parentsLeft == 0 {
+				pending += st.pending
+			}
+		}
+		if jr.arrived && (running != jr.running || pending != jr.pending || alloc != jr.alloc) {
+			return fmt.Errorf("replay: invariant: job %d: running=%d pending=%d alloc=%v, stages say %d, %d, %v", ji, jr.running, jr.pending, jr.alloc, running, pending, alloc)
+		}
+	}
+	// Draining preemptions hold resources until their release event.
+	for _, ev := range e.heap.items {
+		if ev.kind == KindRelease {
+			held[ev.machine] = held[ev.machine].Add(e.jobs[ev.job].stages[ev.stage].src.Demand)
+		}
+		if ev.t < e.now {
+			return fmt.Errorf("replay: invariant: %s event at t=%d behind the clock t=%d", ev.kind, ev.t, e.now)
+		}
+	}
+	for m := range e.mach {
+		if e.free[m].AnyNegative() {
+			return fmt.Errorf("replay: invariant: machine %d free capacity negative: %v", m, e.free[m])
+		}
+		if e.free[m].Add(held[m]) != e.mach[m].Capacity {
+			return fmt.Errorf("replay: invariant: machine %d: free %v + held %v != capacity %v", m, e.free[m], held[m], e.mach[m].Capacity)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,222 @@
+package replay
+
+import (
+	"bufio"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/schedlab/schedlab/policies"
+	"github.com/schedlab/schedlab/traces"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files under testdata/")
+
+// A scenario script drives the engine with hand-written decisions and records the event log.
+//
+//	cluster machines=2 cpu=1 mem=1 [pooled]
+//	job submit=0 [deadline=30] [queue=q] [class=c]
+//	stage name=a tasks=2 dur=10 cpu=0.5 mem=0.5 [est=8] [parents=a,b]
+//	engine [cycle=5] [preempt_delay=2] [keeps_work] [horizon=100] [oracle]
+//	at 0 start job=0 stage=0 machine=0 count=2
+//	at 3 preempt job=0 stage=0 task=1
+//
+// Times are seconds. `at T` decisions are returned by a scripted policy at the scheduling point
+// at time T (a decision for an instant with no scheduling point is an error). The golden file
+// holds the event log, the policy's view at each call, and the summary or the engine's error.
+func TestScenarios(t *testing.T) {
+	files, err := filepath.Glob("testdata/scenarios/*.txt")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no scenario scripts: %v", err)
+	}
+	for _, file := range files {
+		name := strings.TrimSuffix(filepath.Base(file), ".txt")
+		t.Run(name, func(t *testing.T) {
+			got, err := runScenario(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			golden := strings.TrimSuffix(file, ".txt") + ".golden"
+			if *update {
+				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatalf("%v (run with -update to create it)", err)
+			}
+			if got != string(want) {
+				os.WriteFile(golden+".got", []byte(got), 0o644)
+				t.Errorf("event log differs from %s (got written to %s.got):\n%s", golden, golden, got)
+			}
+		})
+	}
+}
+
+type scripted struct {
+	at    map[traces.Time]*policies.Plan
+	out   *strings.Builder
+	calls int
+}
+
+func (s *scripted) Name() string { return "scripted" }
+
+func (s *scripted) Schedule(v policies.View, p *policies.Plan) error {
+	s.calls++
+	fmt.Fprintf(s.out, "schedule t=%d changed=%v free=%s\n", v.Now(), v.Changed(), v.FreeTotal().Format(len(v.Dims())))
+	if d, ok := s.at[v.Now()]; ok {
+		p.Starts = append(p.Starts, d.Starts...)
+		p.Preempts = append(p.Preempts, d.Preempts...)
+		delete(s.at, v.Now())
+	}
+	return nil
+}
+
+func runScenario(file string) (string, error) {
+	f, err := os.Open(file)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	w := &traces.Workload{Name: filepath.Base(file), Dims: []string{"cpu", "mem"}}
+	var cfg Config
+	var out strings.Builder
+	pol := &scripted{at: map[traces.Time]*policies.Plan{}, out: &out}
+	sc := bufio.NewScanner(f)
+	line := 0
+	for sc.Scan() {
+		line++
+		text := strings.TrimSpace(sc.Text())
+		if text == "" || strings.HasPrefix(text, "#") {
+			continue
+		}
+		fields := strings.Fields(text)
+		kv := map[string]string{}
+		flags := map[string]bool{}
+		args := fields[1:]
+		if fields[0] == "at" {
+			if len(fields) < 3 {
+				return "", fmt.Errorf("%s:%d: at T start|preempt ...", file, line)
+			}
+			args = fields[3:]
+		}
+		for _, a := range args {
+			if k, v, ok := strings.Cut(a, "="); ok {
+				kv[k] = v
+			} else {
+				flags[a] = true
+			}
+		}
+		num := func(k string) float64 {
+			x, e := strconv.ParseFloat(kv[k], 64)
+			if e != nil && err == nil {
+				err = fmt.Errorf("%s:%d: %s=%q: %v", file, line, k, kv[k], e)
+			}
+			return x
+		}
+		switch fields[0] {
+		case "cluster":
+			n := int(num("machines"))
+			w.Cluster = traces.Uniform(n, traces.VecOf(num("cpu"), num("mem")), 0)
+			w.Cluster.Pooled = flags["pooled"]
+		case "job":
+			j := traces.Job{ID: int64(len(w.Jobs)), Submit: traces.FromSeconds(num("submit")), Queue: kv["queue"], Class: kv["class"]}
+			if _, ok := kv["deadline"]; ok {
+				j.Deadline = traces.FromSeconds(num("deadline"))
+			}
+			w.Jobs = append(w.Jobs, j)
+		case "stage":
+			j := &w.Jobs[len(w.Jobs)-1]
+			s := traces.Stage{Name: kv["name"], Tasks: int32(num("tasks")), Duration: traces.FromSeconds(num("dur")), Demand: traces.VecOf(num("cpu"), num("mem"))}
+			s.Estimate = s.Duration
+			if _, ok := kv["est"]; ok {
+				s.Estimate = traces.FromSeconds(num("est"))
+			}
+			if p := kv["parents"]; p != "" {
+				for _, name := range strings.Split(p, ",") {
+					idx := -1
+					for i := range j.Stages {
+						if j.Stages[i].Name == name {
+							idx = i
+						}
+					}
+					if idx < 0 {
+						return "", fmt.Errorf("%s:%d: unknown parent %q", file, line, name)
+					}
+					s.Parents = append(s.Parents, int32(idx))
+				}
+			}
+			j.Stages = append(j.Stages, s)
+		case "engine":
+			if _, ok := kv["cycle"]; ok {
+				cfg.Cycle = traces.FromSeconds(num("cycle"))
+			}
+			if _, ok := kv["preempt_delay"]; ok {
+				cfg.PreemptDelay = traces.FromSeconds(num("preempt_delay"))
+			}
+			if _, ok := kv["horizon"]; ok {
+				cfg.Horizon = traces.FromSeconds(num("horizon"))
+			}
+			cfg.PreemptKeepsWork = flags["keeps_work"]
+			cfg.Oracle = flags["oracle"]
+		case "at":
+			at := traces.FromSeconds(mustFloat(fields[1]))
+			p := pol.at[at]
+			if p == nil {
+				p = &policies.Plan{}
+				pol.at[at] = p
+			}
+			switch fields[2] {
+			case "start":
+				p.Starts = append(p.Starts, policies.Start{Job: policies.JobID(num("job")), Stage: int32(num("stage")), Machine: int32(num("machine")), Count: int32(num("count"))})
+			case "preempt":
+				p.Preempts = append(p.Preempts, policies.TaskRef{Job: policies.JobID(num("job")), Stage: int32(num("stage")), Task: int32(num("task"))})
+			default:
+				return "", fmt.Errorf("%s:%d: unknown decision %q", file, line, fields[2])
+			}
+		default:
+			return "", fmt.Errorf("%s:%d: unknown command %q", file, line, fields[0])
+		}
+		if err != nil {
+			return "", err
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return "", err
+	}
+	cfg.Log = func(l LogEntry) { fmt.Fprintln(&out, l) }
+	e, err := New(w, pol, cfg)
+	if err != nil {
+		fmt.Fprintf(&out, "error: %v\n", err)
+		return out.String(), nil
+	}
+	res, err := e.Run()
+	if err != nil {
+		fmt.Fprintf(&out, "error: %v\n", err)
+		return out.String(), nil
+	}
+	if len(pol.at) > 0 {
+		return "", fmt.Errorf("%s: decisions at times without a scheduling point: %v", file, pol.at)
+	}
+	s := Summarize(res)
+	fmt.Fprintf(&out, "summary: jobs=%d completed=%d avg_jct_s=%g makespan_s=%g slo_miss_rate=%g utilization=%v preemptions=%d events=%d\n",
+		s.Jobs, s.Completed, s.AvgJCT, s.Makespan, s.SLOMissRate, s.Utilization, s.Preemptions, res.Stats.Events)
+	for _, j := range res.Jobs {
+		fmt.Fprintf(&out, "job %d: completed=%v start=%d finish=%d jct=%d preemptions=%d\n", j.Index, j.Completed, j.FirstStart, j.Finish, j.JCT(), j.Preemptions)
+	}
+	return out.String(), nil
+}
+
+func mustFloat(s string) float64 {
+	x, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return -1
+	}
+	return x
+}

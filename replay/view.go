@@ -1,0 +1,111 @@
+package replay
+
+import (
+	"github.com/schedlab/schedlab/policies"
+	"github.com/schedlab/schedlab/traces"
+)
+
+// The Engine is the View its policy sees. Every method is read-only.
+
+// Now implements policies.View.
+func (e *Engine) Now() traces.Time { return e.now }
+
+// Oracle implements policies.View.
+func (e *Engine) Oracle() bool { return e.cfg.Oracle }
+
+// Dims implements policies.View.
+func (e *Engine) Dims() []string { return e.dims }
+
+// NumMachines implements policies.View.
+func (e *Engine) NumMachines() int { return len(e.mach) }
+
+// Machine implements policies.View.
+func (e *Engine) Machine(m int) *traces.Machine { return &e.mach[m] }
+
+// Capacity implements policies.View.
+func (e *Engine) Capacity() traces.Vec { return e.cap }
+
+// Free implements policies.View.
+func (e *Engine) Free(m int) traces.Vec { return e.free[m] }
+
+// FreeTotal implements policies.View.
+func (e *Engine) FreeTotal() traces.Vec { return e.freeSum }
+
+// FirstFit implements policies.View.
+func (e *Engine) FirstFit(d traces.Vec) (int, bool) { return e.fit.first(d) }
+
+// Queues implements policies.View.
+func (e *Engine) Queues() []string { return e.queues }
+
+// Job implements policies.View.
+func (e *Engine) Job(j policies.JobID) *policies.JobInfo { return &e.jobs[j].info }
+
+// JobState implements policies.View.
+func (e *Engine) JobState(j policies.JobID) policies.JobState {
+	jr := &e.jobs[j]
+	return policies.JobState{
+		Arrived: jr.arrived, Done: jr.done, Running: jr.running, Pending: jr.pending,
+		Finished: jr.finished, Alloc: jr.alloc, RemainingEstimate: jr.remEst, FirstStart: jr.firstStart,
+	}
+}
+
+// StageState implements policies.View.
+func (e *Engine) StageState(j policies.JobID, s int32) policies.StageState {
+	st := &e.jobs[j].stages[s]
+	return policies.StageState{Runnable: st.parentsLeft == 0, Pending: st.pending, Running: st.running, Finished: st.finished}
+}
+
+// RunnableStages implements policies.View.
+func (e *Engine) RunnableStages(j policies.JobID) []int32 {
+	e.buf = e.buf[:0]
+	jr := &e.jobs[j]
+	if !jr.arrived || jr.pending == 0 {
+		return e.buf
+	}
+	for si := range jr.stages {
+		if st := &jr.stages[si]; st.parentsLeft == 0 && st.pending > 0 {
+			e.buf = append(e.buf, int32(si))
+		}
+	}
+	return e.buf
+}
+
+// RunningTasks implements policies.View.
+func (e *Engine) RunningTasks(j policies.JobID) []policies.RunningTask {
+	e.runBuf = e.runBuf[:0]
+	jr := &e.jobs[j]
+	for si := range jr.stages {
+		st := &jr.stages[si]
+		if st.running == 0 {
+			continue
+		}
+		for ti, s := range st.status {
+			if s == taskRunning {
+				e.runBuf = append(e.runBuf, policies.RunningTask{
+					TaskRef: policies.TaskRef{Job: j, Stage: int32(si), Task: int32(ti)},
+					Machine: st.machine[ti], Start: st.started[ti],
+				})
+			}
+		}
+	}
+	return e.runBuf
+}
+
+// Active implements policies.View. Completed jobs are compacted away lazily, so the cost is paid
+// only by policies that call it.
+func (e *Engine) Active() []policies.JobID {
+	if len(e.active) != e.nActive {
+		k := 0
+		for _, j := range e.active {
+			if !e.jobs[j].done {
+				e.active[k] = j
+				k++
+			}
+		}
+		e.active = e.active[:k]
+	}
+	return e.active
+}
+
+// Changed implements policies.View.
+func (e *Engine) Changed() []policies.JobID { return e.changed }

@@ -1,0 +1,370 @@
+package canonical
+
+import (
+	"fmt"
+
+	"github.com/apache/arrow/go/v15/arrow"
+	"github.com/apache/arrow/go/v15/arrow/array"
+
+	"github.com/schedlab/schedlab/traces"
+)
+
+// decoder turns record batches back into jobs. A job's rows may span batches (the Parquet
+// reader batches by row count, not by job); the job in progress is carried over.
+type decoder struct {
+	idx map[string]int // column name -> index in the schema
+	row int64          // rows decoded so far (0-based index of the next row)
+
+	open   bool // a job is in progress
+	cur    traces.Job
+	filled int
+
+	strs   [8]strReader
+	slab   []traces.Stage
+	i64Buf []int64
+	i32Buf []int32
+}
+
+// column kinds for type checking
+type kind int
+
+const (
+	kI64 kind = iota
+	kI32
+	kF64
+	kStr
+	kListI64
+	kListI32
+)
+
+var columnKinds = map[string]kind{
+	ColJobID: kI64, ColName: kStr, ColSubmit: kI64, ColQueue: kStr, ColClass: kStr, ColPriority: kI64,
+	ColWeight: kF64, ColUser: kStr, ColJobName: kStr, ColLogicalJobName: kStr, ColDeadline: kI64,
+	ColUtilityKind: kStr, ColUtilityPriority: kF64, ColUtilityDecay: kF64, ColUtilitySlope: kF64,
+	ColUtilityTarget: kI64, ColNumStages: kI32, ColStage: kI32, ColStageName: kStr, ColTasks: kI32,
+	ColDuration: kI64, ColEstimate: kI64, ColTaskDurations: kListI64, ColParents: kListI32,
+}
+
+func init() {
+	for d := 0; d < traces.MaxDims; d++ {
+		columnKinds[ColDemand(d)] = kI64
+	}
+}
+
+func isString(t arrow.DataType) bool {
+	switch t.ID() {
+	case arrow.STRING:
+		return true
+	case arrow.DICTIONARY:
+		return t.(*arrow.DictionaryType).ValueType.ID() == arrow.STRING
+	}
+	return false
+}
+
+func kindOK(k kind, t arrow.DataType) bool {
+	switch k {
+	case kI64:
+		return t.ID() == arrow.INT64
+	case kI32:
+		return t.ID() == arrow.INT32
+	case kF64:
+		return t.ID() == arrow.FLOAT64
+	case kStr:
+		return isString(t)
+	case kListI64, kListI32:
+		lt, ok := t.(*arrow.ListType)
+		if !ok {
+			return false
+		}
+		if k == kListI64 {
+			return lt.Elem().ID() == arrow.INT64
+		}
+		return lt.Elem().ID() == arrow.INT32
+	}
+	return false
+}
+
+// init checks that schema has every canonical column with a compatible type.
+func (d *decoder) init(schema *arrow.Schema) error {
+	d.idx = make(map[string]int, len(columnKinds))
+	for _, f := range Schema.Fields() {
+		is := schema.FieldIndices(f.Name)
+		if len(is) != 1 {
+			return fmt.Errorf("column %q: %d columns of that name, want 1", f.Name, len(is))
+		}
+		got := schema.Field(is[0]).Type
+		if !kindOK(columnKinds[f.Name], got) {
+			return fmt.Errorf("column %q: type %s, want %s", f.Name, got, f.Type)
+		}
+		d.idx[f.Name] = is[0]
+	}
+	return nil
+}
+
+// rowError locates a problem at a row and column.
+func (d *decoder) rowError(row int, col, format string, args ...any) error {
+	return fmt.Errorf("row %d: column %s: %s", d.row+int64(row), col, fmt.Sprintf(format, args...))
+}
+
+func (d *decoder) i64(rec arrow.Record, name string) ([]int64, error) {
+	a := rec.Column(d.idx[name]).(*array.Int64)
+	if a.NullN() > 0 {
+		return nil, d.nullError(a, name)
+	}
+	return a.Int64Values(), nil
+}
+
+func (d *decoder) i32(rec arrow.Record, name string) ([]int32, error) {
+	a := rec.Column(d.idx[name]).(*array.Int32)
+	if a.NullN() > 0 {
+		return nil, d.nullError(a, name)
+	}
+	return a.Int32Values(), nil
+}
+
+func (d *decoder) f64(rec arrow.Record, name string) ([]float64, error) {
+	a := rec.Column(d.idx[name]).(*array.Float64)
+	if a.NullN() > 0 {
+		return nil, d.nullError(a, name)
+	}
+	return a.Float64Values(), nil
+}
+
+func (d *decoder) nullError(a arrow.Array, name string) error {
+	for i := 0; i < a.Len(); i++ {
+		if a.IsNull(i) {
+			return d.rowError(i, name, "unexpected null")
+		}
+	}
+	return d.rowError(0, name, "unexpected null")
+}
+
+// strReader reads a utf8 or dictionary<utf8> column.
+type strReader struct {
+	name     string
+	col      arrow.Array
+	s        *array.String
+	dict     *array.Dictionary
+	dictVals []string
+}
+
+func (r *strReader) set(col arrow.Array) error {
+	r.col, r.s, r.dict, r.dictVals = col, nil, nil, r.dictVals[:0]
+	switch a := col.(type) {
+	case *array.String:
+		r.s = a
+	case *array.Dictionary:
+		vals, ok := a.Dictionary().(*array.String)
+		if !ok {
+			return fmt.Errorf("column %s: dictionary of %s, want utf8", r.name, a.Dictionary().DataType())
+		}
+		r.dict = a
+		for i := 0; i < vals.Len(); i++ {
+			r.dictVals = append(r.dictVals, vals.Value(i))
+		}
+	default:
+		return fmt.Errorf("column %s: unexpected array type %T", r.name, col)
+	}
+	return nil
+}
+
+// value returns row i's string. It aliases the batch's string data rather than copying it: the
+// Reader allocates with the Go allocator, whose buffers are ordinary garbage-collected memory that
+// Arrow never reuses, so a kept string simply keeps its buffer alive.
+func (r *strReader) value(i int) string {
+	if r.dict != nil {
+		return r.dictVals[r.dict.GetValueIndex(i)]
+	}
+	return r.s.Value(i)
+}
+
+const (
+	sName = iota
+	sQueue
+	sClass
+	sUser
+	sJobName
+	sLogical
+	sUKind
+	sStageName
+)
+
+var strCols = [8]string{ColName, ColQueue, ColClass, ColUser, ColJobName, ColLogicalJobName, ColUtilityKind, ColStageName}
+
+// listReader reads a list<int64>/list<int32> column into one slab per batch.
+type listReader[T int64 | int32] struct {
+	l    *array.List
+	vals []T
+	slab []T
+}
+
+func newListReader[T int64 | int32](l *array.List, vals []T) listReader[T] {
+	return listReader[T]{l: l, vals: vals}
+}
+
+// at returns row i's list: nil when null, a non-nil slice (possibly empty) otherwise.
+func (r *listReader[T]) at(i int) ([]T, error) {
+	if r.l.IsNull(i) {
+		return nil, nil
+	}
+	a, b := r.l.ValueOffsets(i)
+	if a < 0 || b < a || b > int64(len(r.vals)) {
+		return nil, fmt.Errorf("list offsets [%d, %d) outside %d values", a, b, len(r.vals))
+	}
+	if b == a {
+		return []T{}, nil
+	}
+	if len(r.slab) < int(b-a) {
+		r.slab = make([]T, max(int(b-a), len(r.vals)))
+	}
+	out := r.slab[: b-a : b-a]
+	r.slab = r.slab[b-a:]
+	copy(out, r.vals[a:b])
+	return out, nil
+}
+
+func listValues[T int64 | int32](rec arrow.Record, idx int) (*array.List, []T, error) {
+	l := rec.Column(idx).(*array.List)
+	var zero T
+	switch v := l.ListValues().(type) {
+	case *array.Int64:
+		if _, ok := any(zero).(int64); ok {
+			return l, any(v.Int64Values()).([]T), nil
+		}
+	case *array.Int32:
+		if _, ok := any(zero).(int32); ok {
+			return l, any(v.Int32Values()).([]T), nil
+		}
+	}
+	return nil, nil, fmt.Errorf("list column of %s", l.ListValues().DataType())
+}
+
+// decode appends the jobs completed by rec's rows to dst.
+func (d *decoder) decode(rec arrow.Record, dst []traces.Job) ([]traces.Job, error) {
+	n := int(rec.NumRows())
+	for c := 0; c < int(rec.NumCols()); c++ {
+		if rec.Column(c).Len() != n {
+			return dst, fmt.Errorf("row %d: column %s has %d rows, batch has %d", d.row, rec.ColumnName(c), rec.Column(c).Len(), n)
+		}
+	}
+	var err error
+	get64 := func(name string) []int64 {
+		if err != nil {
+			return nil
+		}
+		var v []int64
+		v, err = d.i64(rec, name)
+		return v
+	}
+	get32 := func(name string) []int32 {
+		if err != nil {
+			return nil
+		}
+		var v []int32
+		v, err = d.i32(rec, name)
+		return v
+	}
+	getF := func(name string) []float64 {
+		if err != nil {
+			return nil
+		}
+		var v []float64
+		v, err = d.f64(rec, name)
+		return v
+	}
+	ids, submit, prio, deadline := get64(ColJobID), get64(ColSubmit), get64(ColPriority), get64(ColDeadline)
+	uTarget, duration, estimate := get64(ColUtilityTarget), get64(ColDuration), get64(ColEstimate)
+	var demand [traces.MaxDims][]int64
+	for k := range demand {
+		demand[k] = get64(ColDemand(k))
+	}
+	weight, uPrio, uDecay, uSlope := getF(ColWeight), getF(ColUtilityPriority), getF(ColUtilityDecay), getF(ColUtilitySlope)
+	numStages, stage, tasks := get32(ColNumStages), get32(ColStage), get32(ColTasks)
+	if err != nil {
+		return dst, err
+	}
+	for k := range d.strs {
+		d.strs[k].name = strCols[k]
+		if err := d.strs[k].set(rec.Column(d.idx[strCols[k]])); err != nil {
+			return dst, fmt.Errorf("row %d: %w", d.row, err)
+		}
+		if k != sUKind && d.strs[k].col.NullN() > 0 {
+			return dst, d.nullError(d.strs[k].col, strCols[k])
+		}
+	}
+	tdList, tdVals, err := listValues[int64](rec, d.idx[ColTaskDurations])
+	if err != nil {
+		return dst, d.rowError(0, ColTaskDurations, "%v", err)
+	}
+	pList, pVals, err := listValues[int32](rec, d.idx[ColParents])
+	if err != nil {
+		return dst, d.rowError(0, ColParents, "%v", err)
+	}
+	tdr := newListReader(tdList, tdVals)
+	pr := newListReader(pList, pVals)
+	tdr.slab, pr.slab = d.i64Buf, d.i32Buf
+
+	for i := 0; i < n; i++ {
+		ns, st := int(numStages[i]), int(stage[i])
+		if !d.open {
+			if ns < 0 {
+				return dst, d.rowError(i, ColNumStages, "negative: %d", ns)
+			}
+			if st != 0 {
+				return dst, d.rowError(i, ColStage, "job id %d starts at stage %d, want 0", ids[i], st)
+			}
+			j := &d.cur
+			*j = traces.Job{
+				ID: ids[i], Name: d.strs[sName].value(i), Submit: submit[i], Queue: d.strs[sQueue].value(i),
+				Class: d.strs[sClass].value(i), Priority: int(prio[i]), Weight: weight[i],
+				Features: traces.Features{User: d.strs[sUser].value(i), JobName: d.strs[sJobName].value(i), LogicalJobName: d.strs[sLogical].value(i)},
+				Deadline: deadline[i],
+			}
+			if !d.strs[sUKind].col.IsNull(i) {
+				j.Utility = &traces.Utility{Kind: traces.UtilityKind(d.strs[sUKind].value(i)), Priority: uPrio[i], Decay: uDecay[i], Slope: uSlope[i], Target: uTarget[i]}
+			}
+			if ns == 0 {
+				dst = append(dst, *j)
+				continue
+			}
+			if len(d.slab) < ns {
+				d.slab = make([]traces.Stage, max(ns, n-i))
+			}
+			j.Stages = d.slab[:ns:ns]
+			d.slab = d.slab[ns:]
+			d.open, d.filled = true, 0
+		} else {
+			if ids[i] != d.cur.ID {
+				return dst, d.rowError(i, ColJobID, "job id %d before job id %d has all %d stage rows (has %d)", ids[i], d.cur.ID, len(d.cur.Stages), d.filled)
+			}
+			if ns != len(d.cur.Stages) {
+				return dst, d.rowError(i, ColNumStages, "%d, earlier rows of job id %d say %d", ns, ids[i], len(d.cur.Stages))
+			}
+			if st != d.filled {
+				return dst, d.rowError(i, ColStage, "%d, want %d", st, d.filled)
+			}
+		}
+		s := &d.cur.Stages[d.filled]
+		td, err := tdr.at(i)
+		if err != nil {
+			return dst, d.rowError(i, ColTaskDurations, "%v", err)
+		}
+		ps, err := pr.at(i)
+		if err != nil {
+			return dst, d.rowError(i, ColParents, "%v", err)
+		}
+		*s = traces.Stage{
+			Name: d.strs[sStageName].value(i), Tasks: tasks[i],
+			Demand:   traces.Vec{demand[0][i], demand[1][i], demand[2][i], demand[3][i], demand[4][i], demand[5][i]},
+			Duration: duration[i], Estimate: estimate[i], TaskDurations: td, Parents: ps,
+		}
+		d.filled++
+		if d.filled == len(d.cur.Stages) {
+			dst = append(dst, d.cur)
+			d.open = false
+		}
+	}
+	d.i64Buf, d.i32Buf = tdr.slab, pr.slab
+	d.row += int64(n)
+	return dst, nil
+}

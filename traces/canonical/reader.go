@@ -1,0 +1,306 @@
+package canonical
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/apache/arrow/go/v15/arrow"
+	"github.com/apache/arrow/go/v15/arrow/ipc"
+	"github.com/apache/arrow/go/v15/arrow/memory"
+	"github.com/apache/arrow/go/v15/parquet/file"
+	"github.com/apache/arrow/go/v15/parquet/pqarrow"
+
+	"github.com/schedlab/schedlab/traces"
+)
+
+// readBatchRows is the number of rows per batch when reading Parquet.
+const readBatchRows = 64 << 10
+
+// Reader streams the jobs of a canonical file one record batch at a time, so its memory is
+// bounded by the batch size whatever the file size. A Reader is not safe for concurrent use.
+type Reader struct {
+	path   string
+	format Format
+	meta   Meta
+	schema *arrow.Schema
+	rows   int64 // stage rows in the file, -1 if unknown before reading
+
+	nextRec func() (arrow.Record, error)
+	closeFn func() error
+	closed  bool
+
+	dec   decoder
+	queue []traces.Job
+	qi    int
+	err   error
+}
+
+// Open opens a canonical file for streaming. The format is detected from the file's magic bytes.
+func Open(path string) (r *Reader, err error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("canonical: %w", err)
+	}
+	var magic [6]byte
+	n, _ := io.ReadFull(f, magic[:])
+	f.Close()
+	head := magic[:n]
+	switch {
+	case bytes.HasPrefix(head, []byte("PAR1")):
+		r, err = openParquet(path)
+	case bytes.HasPrefix(head, []byte("ARROW1")):
+		r, err = openArrow(path)
+	case bytes.HasPrefix(head, []byte{0xff, 0xff, 0xff, 0xff}):
+		return nil, fmt.Errorf("canonical: %s: an Arrow IPC stream, not the IPC file format (write it with `schedlab trace import ... --out FILE.arrow`)", path)
+	case n == 0:
+		return nil, fmt.Errorf("canonical: %s: empty file", path)
+	default:
+		return nil, fmt.Errorf("canonical: %s: not a Parquet or Arrow IPC file (starts with %q, want \"PAR1\" or \"ARROW1\")", path, head)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// corrupt converts a panic inside the Arrow or Parquet libraries into an error.
+func corrupt(path string, err *error) {
+	if p := recover(); p != nil {
+		*err = fmt.Errorf("canonical: %s: corrupt file: %v", path, p)
+	}
+}
+
+func openArrow(path string) (r *Reader, err error) {
+	data, unmap, err := mapFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("canonical: %w", err)
+	}
+	defer func() {
+		if err != nil {
+			unmap()
+		}
+	}()
+	defer corrupt(path, &err)
+	fr, err := ipc.NewFileReader(data, ipc.WithAllocator(alloc))
+	if err != nil {
+		return nil, fmt.Errorf("canonical: %s: %w", path, err)
+	}
+	md := fr.Schema().Metadata()
+	meta, err := parseMeta(func(k string) (string, bool) {
+		i := md.FindKey(k)
+		if i < 0 {
+			return "", false
+		}
+		return md.Values()[i], true
+	})
+	if err != nil {
+		fr.Close()
+		return nil, fmt.Errorf("canonical: %s: %w", path, err)
+	}
+	i := 0
+	r = &Reader{path: path, format: Arrow, meta: meta, schema: fr.Schema(), rows: -1,
+		nextRec: func() (arrow.Record, error) {
+			if i >= fr.NumRecords() {
+				return nil, io.EOF
+			}
+			rec, err := fr.Record(i)
+			i++
+			return rec, err
+		},
+		closeFn: func() error {
+			err := fr.Close()
+			if uerr := unmap(); err == nil {
+				err = uerr
+			}
+			return err
+		},
+	}
+	if err := r.dec.init(fr.Schema()); err != nil {
+		fr.Close()
+		return nil, fmt.Errorf("canonical: %s: %w", path, err)
+	}
+	return r, nil
+}
+
+func openParquet(path string) (r *Reader, err error) {
+	defer corrupt(path, &err)
+	pf, err := file.OpenParquetFile(path, true)
+	if err != nil {
+		return nil, fmt.Errorf("canonical: %s: %w", path, err)
+	}
+	fail := func(err error) (*Reader, error) {
+		pf.Close()
+		return nil, fmt.Errorf("canonical: %s: %w", path, err)
+	}
+	kv := pf.MetaData().KeyValueMetadata()
+	meta, err := parseMeta(func(k string) (string, bool) {
+		v := kv.FindValue(k)
+		if v == nil {
+			return "", false
+		}
+		return *v, true
+	})
+	if err != nil {
+		return fail(err)
+	}
+	props := pqarrow.ArrowReadProperties{BatchSize: readBatchRows}
+	for _, f := range Schema.Fields() {
+		if f.Type.ID() == arrow.STRING {
+			if i := pf.MetaData().Schema.ColumnIndexByName(f.Name); i >= 0 {
+				props.SetReadDict(i, true)
+			}
+		}
+	}
+	fr, err := pqarrow.NewFileReader(pf, props, alloc)
+	if err != nil {
+		return fail(err)
+	}
+	schema, err := fr.Schema()
+	if err != nil {
+		return fail(err)
+	}
+	r = &Reader{path: path, format: Parquet, meta: meta, schema: schema, rows: pf.NumRows(), closeFn: pf.Close}
+	if err := r.dec.init(schema); err != nil {
+		return fail(err)
+	}
+	// Read one row group at a time: a batch that crossed row groups would have to concatenate
+	// dictionary chunks with different dictionaries, which the Arrow library does not do.
+	var (
+		rr pqarrow.RecordReader
+		rg int
+	)
+	r.nextRec = func() (arrow.Record, error) {
+		for {
+			if rr != nil && rr.Next() {
+				return rr.Record(), nil
+			}
+			if rr != nil {
+				err := rr.Err()
+				rr.Release()
+				rr = nil
+				if err != nil && !errors.Is(err, io.EOF) {
+					return nil, err
+				}
+			}
+			if rg >= pf.NumRowGroups() {
+				return nil, io.EOF
+			}
+			var err error
+			rr, err = fr.GetRecordReader(context.Background(), nil, []int{rg})
+			rg++
+			if err != nil {
+				return nil, err
+			}
+		}
+	}
+	r.closeFn = func() error {
+		if rr != nil {
+			rr.Release()
+		}
+		return pf.Close()
+	}
+	return r, nil
+}
+
+// Path returns the file name the Reader was opened with.
+func (r *Reader) Path() string { return r.path }
+
+// Format returns the file's format.
+func (r *Reader) Format() Format { return r.format }
+
+// Meta returns the workload-level fields.
+func (r *Reader) Meta() Meta { return r.meta }
+
+// Schema returns the file's Arrow schema, including its metadata.
+func (r *Reader) Schema() *arrow.Schema { return r.schema }
+
+// NumRows returns the number of stage rows in the file when the format records it up front
+// (Parquet), or -1 (Arrow IPC: count them by reading).
+func (r *Reader) NumRows() int64 { return r.rows }
+
+// RowsRead returns the number of stage rows decoded so far.
+func (r *Reader) RowsRead() int64 { return r.dec.row }
+
+// Next returns the next job, or io.EOF after the last one. The job is not reused by the Reader:
+// callers may keep it.
+func (r *Reader) Next() (*traces.Job, error) {
+	for r.qi >= len(r.queue) {
+		if r.err != nil {
+			return nil, r.err
+		}
+		r.queue, r.qi = nil, 0
+		r.queue, r.err = r.fill(nil)
+	}
+	j := &r.queue[r.qi]
+	r.qi++
+	return j, nil
+}
+
+// fill decodes the next record batch, appending its complete jobs to dst. At the end of the file
+// it returns io.EOF, or an error if the last job is incomplete.
+func (r *Reader) fill(dst []traces.Job) (out []traces.Job, err error) {
+	if r.closed {
+		return dst, fmt.Errorf("canonical: %s: read after close", r.path)
+	}
+	defer corrupt(r.path, &err)
+	rec, err := r.nextRec()
+	if errors.Is(err, io.EOF) {
+		if r.dec.open {
+			return dst, fmt.Errorf("canonical: %s: row %d: job id %d has %d of %d stage rows at end of file", r.path, r.dec.row, r.dec.cur.ID, r.dec.filled, len(r.dec.cur.Stages))
+		}
+		return dst, io.EOF
+	}
+	if err != nil {
+		return dst, fmt.Errorf("canonical: %s: %w", r.path, err)
+	}
+	out, err = r.dec.decode(rec, dst)
+	if err != nil {
+		return out, fmt.Errorf("canonical: %s: %w", r.path, err)
+	}
+	return out, nil
+}
+
+// Close releases the file.
+func (r *Reader) Close() error {
+	if r.closed {
+		return nil
+	}
+	r.closed = true
+	r.queue = nil
+	return r.closeFn()
+}
+
+// Read loads a whole canonical workload (Parquet or Arrow IPC, detected by content).
+func Read(path string) (*traces.Workload, error) {
+	r, err := Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	m := r.Meta()
+	w := &traces.Workload{Name: m.Name, Source: m.Source, Dims: m.Dims, Cluster: m.Cluster}
+	if r.rows > 0 {
+		w.Jobs = make([]traces.Job, 0, r.rows)
+	}
+	for {
+		w.Jobs, err = r.fill(w.Jobs)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	if len(w.Jobs) == 0 {
+		w.Jobs = nil
+	}
+	return w, r.Close()
+}
+
+// alloc is the Reader's allocator. It must be the Go allocator: decoded strings alias its
+// buffers (see strReader.value), which is only safe for garbage-collected memory.
+var alloc = memory.NewGoAllocator()

@@ -1,0 +1,306 @@
+package canonical
+
+import (
+	"bufio"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+
+	"github.com/schedlab/schedlab/traces"
+)
+
+// Sort runs are private temporary files in a compact row format: varints, and each distinct string
+// written once per run and referred to by number afterwards. They are far smaller and cheaper to
+// write and read back than the columnar format, which matters because an importer whose input is
+// not in submit order (such as google2011's, which completes jobs in end-time order) spills
+// almost every job once.
+
+type runWriter struct {
+	f    *os.File
+	bw   *bufio.Writer
+	buf  []byte
+	strs map[string]uint64
+}
+
+func newRunWriter(f *os.File) *runWriter {
+	return &runWriter{f: f, bw: bufio.NewWriterSize(f, 1<<20), strs: make(map[string]uint64)}
+}
+
+func (w *runWriter) str(s string) {
+	if id, ok := w.strs[s]; ok {
+		w.buf = binary.AppendUvarint(w.buf, id)
+		return
+	}
+	w.strs[s] = uint64(len(w.strs) + 1)
+	w.buf = binary.AppendUvarint(w.buf, 0)
+	w.buf = binary.AppendUvarint(w.buf, uint64(len(s)))
+	w.buf = append(w.buf, s...)
+}
+
+func (w *runWriter) i64(x int64) { w.buf = binary.AppendVarint(w.buf, x) }
+func (w *runWriter) f64(x float64) {
+	w.buf = binary.LittleEndian.AppendUint64(w.buf, math.Float64bits(x))
+}
+
+// optLen writes a slice length, distinguishing nil (0) from empty (1).
+func (w *runWriter) optLen(n int, isNil bool) {
+	if isNil {
+		w.buf = binary.AppendUvarint(w.buf, 0)
+		return
+	}
+	w.buf = binary.AppendUvarint(w.buf, uint64(n)+1)
+}
+
+func (w *runWriter) write(j *traces.Job) error {
+	w.buf = w.buf[:0]
+	w.i64(j.ID)
+	w.str(j.Name)
+	w.i64(j.Submit)
+	w.str(j.Queue)
+	w.str(j.Class)
+	w.i64(int64(j.Priority))
+	w.f64(j.Weight)
+	w.str(j.Features.User)
+	w.str(j.Features.JobName)
+	w.str(j.Features.LogicalJobName)
+	w.i64(j.Deadline)
+	if u := j.Utility; u != nil {
+		w.buf = append(w.buf, 1)
+		w.str(string(u.Kind))
+		w.f64(u.Priority)
+		w.f64(u.Decay)
+		w.f64(u.Slope)
+		w.i64(u.Target)
+	} else {
+		w.buf = append(w.buf, 0)
+	}
+	w.optLen(len(j.Stages), j.Stages == nil)
+	for i := range j.Stages {
+		s := &j.Stages[i]
+		w.str(s.Name)
+		w.i64(int64(s.Tasks))
+		for _, x := range s.Demand {
+			w.i64(x)
+		}
+		w.i64(s.Duration)
+		w.i64(s.Estimate)
+		w.optLen(len(s.TaskDurations), s.TaskDurations == nil)
+		for _, d := range s.TaskDurations {
+			w.i64(d)
+		}
+		w.optLen(len(s.Parents), s.Parents == nil)
+		for _, p := range s.Parents {
+			w.i64(int64(p))
+		}
+	}
+	var n [binary.MaxVarintLen64]byte
+	if _, err := w.bw.Write(n[:binary.PutUvarint(n[:], uint64(len(w.buf)))]); err != nil {
+		return err
+	}
+	_, err := w.bw.Write(w.buf)
+	return err
+}
+
+func (w *runWriter) close() error {
+	if err := w.bw.Flush(); err != nil {
+		w.f.Close()
+		return err
+	}
+	return w.f.Close()
+}
+
+// runReader decodes a run file written by runWriter: each record is a uvarint length and that
+// many bytes, decoded from a slice.
+type runReader struct {
+	name string
+	f    *os.File
+	br   *bufio.Reader
+	rec  []byte // the current record's remaining bytes
+	buf  []byte
+	strs []string
+	err  error
+	// slabs amortize allocations across jobs
+	jobs   []traces.Job
+	stages []traces.Stage
+}
+
+func openRun(name string) (*runReader, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	return &runReader{name: name, f: f, br: bufio.NewReaderSize(f, 256<<10), strs: []string{""}}, nil
+}
+
+func (r *runReader) close() error { return r.f.Close() }
+
+var errShort = errors.New("record shorter than its fields")
+
+func (r *runReader) uv() uint64 {
+	x, n := binary.Uvarint(r.rec)
+	if n <= 0 {
+		if r.err == nil {
+			r.err = errShort
+		}
+		return 0
+	}
+	r.rec = r.rec[n:]
+	return x
+}
+
+func (r *runReader) i64() int64 {
+	x, n := binary.Varint(r.rec)
+	if n <= 0 {
+		if r.err == nil {
+			r.err = errShort
+		}
+		return 0
+	}
+	r.rec = r.rec[n:]
+	return x
+}
+
+func (r *runReader) f64() float64 {
+	if len(r.rec) < 8 {
+		if r.err == nil {
+			r.err = errShort
+		}
+		return 0
+	}
+	x := math.Float64frombits(binary.LittleEndian.Uint64(r.rec))
+	r.rec = r.rec[8:]
+	return x
+}
+
+func (r *runReader) byte() byte {
+	if len(r.rec) < 1 {
+		if r.err == nil {
+			r.err = errShort
+		}
+		return 0
+	}
+	b := r.rec[0]
+	r.rec = r.rec[1:]
+	return b
+}
+
+func (r *runReader) str() string {
+	id := r.uv()
+	if r.err != nil {
+		return ""
+	}
+	if id != 0 {
+		if id >= uint64(len(r.strs)) {
+			r.err = fmt.Errorf("string %d of %d", id, len(r.strs))
+			return ""
+		}
+		return r.strs[id]
+	}
+	n := r.uv()
+	if r.err == nil && n > uint64(len(r.rec)) {
+		r.err = errShort
+	}
+	if r.err != nil {
+		return ""
+	}
+	s := string(r.rec[:n])
+	r.rec = r.rec[n:]
+	r.strs = append(r.strs, s)
+	return s
+}
+
+// optLen reads a slice length; ok is false for a nil slice.
+func (r *runReader) optLen() (n int, ok bool) {
+	x := r.uv()
+	if r.err != nil || x == 0 {
+		return 0, false
+	}
+	if x-1 > uint64(len(r.rec)) { // every element takes at least one byte
+		r.err = errShort
+		return 0, false
+	}
+	return int(x - 1), true
+}
+
+// next decodes the next job, or returns io.EOF at the end of the run.
+func (r *runReader) next() (*traces.Job, error) {
+	size, err := binary.ReadUvarint(r.br)
+	if err == io.EOF {
+		return nil, io.EOF
+	}
+	if err == nil && size > 1<<31 {
+		err = fmt.Errorf("record of %d bytes", size)
+	}
+	if err == nil {
+		if uint64(cap(r.buf)) < size {
+			r.buf = make([]byte, size)
+		}
+		r.buf = r.buf[:size]
+		_, err = io.ReadFull(r.br, r.buf)
+	}
+	if err != nil {
+		if err == io.EOF {
+			err = io.ErrUnexpectedEOF
+		}
+		return nil, fmt.Errorf("canonical: sort run %s: %w", r.name, err)
+	}
+	r.rec = r.buf
+	if len(r.jobs) == 0 {
+		r.jobs = make([]traces.Job, 256)
+	}
+	j := &r.jobs[0]
+	r.jobs = r.jobs[1:]
+	j.ID = r.i64()
+	j.Name = r.str()
+	j.Submit = r.i64()
+	j.Queue = r.str()
+	j.Class = r.str()
+	j.Priority = int(r.i64())
+	j.Weight = r.f64()
+	j.Features.User = r.str()
+	j.Features.JobName = r.str()
+	j.Features.LogicalJobName = r.str()
+	j.Deadline = r.i64()
+	if r.byte() == 1 {
+		j.Utility = &traces.Utility{Kind: traces.UtilityKind(r.str()), Priority: r.f64(), Decay: r.f64(), Slope: r.f64(), Target: r.i64()}
+	}
+	if n, ok := r.optLen(); ok {
+		if len(r.stages) < n {
+			r.stages = make([]traces.Stage, max(n, 1024))
+		}
+		j.Stages = r.stages[:n:n]
+		r.stages = r.stages[n:]
+		for i := range j.Stages {
+			s := &j.Stages[i]
+			s.Name = r.str()
+			s.Tasks = int32(r.i64())
+			for d := range s.Demand {
+				s.Demand[d] = r.i64()
+			}
+			s.Duration = r.i64()
+			s.Estimate = r.i64()
+			if n, ok := r.optLen(); ok {
+				s.TaskDurations = make([]traces.Time, n)
+				for k := range s.TaskDurations {
+					s.TaskDurations[k] = r.i64()
+				}
+			}
+			if n, ok := r.optLen(); ok {
+				s.Parents = make([]int32, n)
+				for k := range s.Parents {
+					s.Parents[k] = int32(r.i64())
+				}
+			}
+		}
+	}
+	if r.err == nil && len(r.rec) != 0 {
+		r.err = fmt.Errorf("%d bytes left over after a record", len(r.rec))
+	}
+	if r.err != nil {
+		return nil, fmt.Errorf("canonical: sort run %s: %w", r.name, r.err)
+	}
+	return j, nil
+}

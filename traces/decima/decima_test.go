@@ -1,0 +1,315 @@
+package decima
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/schedlab/schedlab/traces"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")
+
+func dump(w *traces.Workload) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "workload %q dims=%v machines=%d capacity=%s jobs=%d tasks=%d hash=%s\n",
+		w.Name, w.Dims, len(w.Cluster.Machines), w.Cluster.Machines[0].Capacity.Format(len(w.Dims)), len(w.Jobs), w.Tasks(), w.Hash())
+	for _, j := range w.Jobs {
+		fmt.Fprintf(&b, "job id=%d name=%q submit=%d queue=%q features=%+v stages=%d\n", j.ID, j.Name, j.Submit, j.Queue, j.Features, len(j.Stages))
+		for i, s := range j.Stages {
+			fmt.Fprintf(&b, "  stage %d %q tasks=%d dur=%d est=%d demand=%s parents=%v taskdurs=%v\n",
+				i, s.Name, s.Tasks, s.Duration, s.Estimate, s.Demand.Format(len(w.Dims)), s.Parents, s.TaskDurations)
+		}
+	}
+	return b.String()
+}
+
+func checkGolden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", "golden", name+".golden")
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if string(want) != got {
+		t.Errorf("%s differs from %s (run go test -update after checking the change):\n got:\n%s\nwant:\n%s", name, path, got, want)
+	}
+}
+
+func TestGolden(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		o    Options
+	}{
+		{"executors=100", Options{}},
+		{"executors=10_cores=4", Options{Executors: 10, CoresPerMachine: 4}},
+		{"executors=3_arrivals=seed1", Options{Executors: 3, Rand: rand.New(rand.NewPCG(1, 2))}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w, err := ReadFile("testdata/tpch_2g_cut.json", tc.o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkGolden(t, "tpch_2g_cut_"+tc.name, dump(w))
+		})
+	}
+}
+
+func TestMapping(t *testing.T) {
+	w, err := ReadFile("testdata/tpch_2g_cut.json", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w.Name != "tpch_2g_cut" || !slices.Equal(w.Dims, []string{"cpu"}) || len(w.Cluster.Machines) != 100 || w.Cluster.Total() != traces.VecOf(100) {
+		t.Fatalf("workload %q dims %v machines %d", w.Name, w.Dims, len(w.Cluster.Machines))
+	}
+	if got := []int64{w.Jobs[0].ID, w.Jobs[1].ID, w.Jobs[2].ID, w.Jobs[3].ID}; !slices.Equal(got, []int64{1, 6, 14, 15}) {
+		t.Fatalf("job ids = %v", got)
+	}
+	q6 := w.Jobs[1]
+	if q6.Name != "TPC-H query6 2g_cut" || q6.Features.LogicalJobName != "TPC-H query6" || q6.Submit != 0 {
+		t.Errorf("q6 = %q %+v submit %d", q6.Name, q6.Features, q6.Submit)
+	}
+	// q6 was measured with at most 13 executors: Executors=100 falls back to key "13".
+	s := q6.Stages[0]
+	want := []traces.Time{3655, 3631, 3800, 3585, 3546, 4233, 3737, 3552, 3599, 3547, 2608, 3944}
+	for i := range want {
+		want[i] *= traces.Millisecond
+	}
+	if s.Name != "stage0" || s.Tasks != 12 || !slices.Equal(s.TaskDurations, want) || s.Demand != traces.VecOf(1) {
+		t.Errorf("q6 stage 0 = %+v", s)
+	}
+	var sum traces.Time
+	for _, d := range want {
+		sum += d
+	}
+	if s.Duration != (sum+6)/12 || s.Estimate != s.Duration {
+		t.Errorf("q6 stage 0 mean = %d, want %d", s.Duration, (sum+6)/12)
+	}
+	if p := q6.Stages[1].Parents; !slices.Equal(p, []int32{0}) {
+		t.Errorf("q6 stage 1 parents = %v", p)
+	}
+	// q15 node 6: 2 tasks but a single duration measured with 100 executors → mean, no list.
+	n6 := w.Jobs[3].Stages[6]
+	if n6.Tasks != 2 || n6.TaskDurations != nil || n6.Duration != 278*traces.Millisecond {
+		t.Errorf("q15 node 6 = %+v", n6)
+	}
+	w2, err := ReadFile("testdata/tpch_2g_cut.json", Options{Executors: 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n6 := w2.Jobs[3].Stages[6]; !slices.Equal(n6.TaskDurations, []traces.Time{149_000, 165_000}) {
+		t.Errorf("q15 node 6 with 20 executors = %+v", n6)
+	}
+	if len(w2.Cluster.Machines) != 20 {
+		t.Errorf("machines = %d, want 20", len(w2.Cluster.Machines))
+	}
+}
+
+func TestExecutorKey(t *testing.T) {
+	keys := map[string][]float64{"2": nil, "5": nil, "10": nil, "13": nil}
+	for want, e := range map[string]int{"2": 1, "5": 7, "10": 10, "13": 100} {
+		if got, ok := executorKey(keys, e); !ok || got != want {
+			t.Errorf("executorKey(%d) = %q, want %q", e, got, want)
+		}
+	}
+	if _, ok := executorKey(map[string][]float64{"x": nil}, 5); ok {
+		t.Error("executorKey found a key among non-numeric keys")
+	}
+}
+
+func TestArrivals(t *testing.T) {
+	a, err := ReadFile("testdata/tpch_2g_cut.json", Options{Rand: rand.New(rand.NewPCG(7, 7))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := ReadFile("testdata/tpch_2g_cut.json", Options{Rand: rand.New(rand.NewPCG(7, 7))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Hash() != b.Hash() {
+		t.Error("same seed gave different workloads")
+	}
+	if a.Jobs[0].Submit != 0 || a.Jobs[3].Submit <= a.Jobs[2].Submit {
+		t.Errorf("submits = %d %d %d %d", a.Jobs[0].Submit, a.Jobs[1].Submit, a.Jobs[2].Submit, a.Jobs[3].Submit)
+	}
+}
+
+func TestOptions(t *testing.T) {
+	for _, o := range []Options{{Executors: -1}, {CoresPerMachine: -2}, {Machines: -1}, {MeanInterarrival: -5}} {
+		if _, err := ReadFile("testdata/tpch_2g_cut.json", o); err == nil || !strings.HasPrefix(err.Error(), "decima: Options.") {
+			t.Errorf("%+v: err = %v", o, err)
+		}
+	}
+	if _, err := ReadFile("testdata/missing.json", Options{}); err == nil || !strings.HasPrefix(err.Error(), "decima: ") {
+		t.Errorf("missing file: err = %v", err)
+	}
+}
+
+func TestCorrupt(t *testing.T) {
+	node := func(i int, tasks string, durs string) string {
+		return fmt.Sprintf(`{"node":%d,"num_tasks":%s,"first_wave":{"2":%s},"rest_wave":{"2":[]},"fresh_durations":{"2":[]}}`, i, tasks, durs)
+	}
+	query := func(key, q, edges string, nodes ...string) string {
+		return fmt.Sprintf(`"%s":{"query":%s,"num_nodes":%d,"edges_parent_child":%s,"stage_id_to_node_idx":{},"nodes":[%s]}`, key, q, len(nodes), edges, strings.Join(nodes, ","))
+	}
+	good := query("q1", "1", "[[0,1]]", node(0, "1", "[100]"), node(1, "2", "[10,20]"))
+	tests := []struct {
+		name, in string
+		line     int
+		field    string
+		msg      string
+	}{
+		{"empty file", "", 1, "file", "empty file"},
+		{"not an object", "[1,2]", 1, "file", "JSON object"},
+		{"empty object", "{}", 1, "file", "no queries"},
+		{"truncated", "{" + good[:len(good)-40], 1, "q1", "unexpected end of file"},
+		{"invalid json", "{" + strings.Replace(good, `"query":1`, `"query":1,,`, 1) + "}", 1, "q1", "invalid JSON"},
+		{"bad key", `{"x1":{}}`, 1, "key", "q<N>, got \"x1\""},
+		{"duplicate key", "{" + good + "," + good + "}", 1, "key", "duplicate query key \"q1\""},
+		{"duplicate query number", "{" + good + "," + strings.Replace(good, `"q1"`, `"q01"`, 1) + "}", 1, "key", "already given"},
+		{"query mismatch", "{" + query("q1", "2", "[]", node(0, "1", "[1]")) + "}", 1, "q1.query", "different"},
+		{"num_nodes mismatch", "{" + strings.Replace(good, `"num_nodes":2`, `"num_nodes":3`, 1) + "}", 1, "q1.num_nodes", "different"},
+		{"no nodes", "{" + query("q1", "1", "[]") + "}", 1, "q1.nodes", "no stages"},
+		{"string task count", "{" + query("q1", "1", "[]", node(0, `"12"`, "[1]")) + "}", 1, "q1.nodes.num_tasks", "want int64"},
+		{"zero tasks", "{" + query("q1", "1", "[]", node(0, "0", "[1]")) + "}", 1, "q1.nodes[0].num_tasks", "1.."},
+		{"node out of order", "{" + query("q1", "1", "[]", node(1, "1", "[1]")) + "}", 1, "q1.nodes[0].node", "position"},
+		{"negative duration", "{" + query("q1", "1", "[]", node(0, "1", "[-5]")) + "}", 1, "q1.nodes[0].first_wave.2[0]", "outside"},
+		{"overflowing duration", "{" + query("q1", "1", "[]", node(0, "1", "[1e300]")) + "}", 1, "q1.nodes[0].first_wave.2[0]", "outside"},
+		{"non-numeric duration", "{" + query("q1", "1", "[]", node(0, "1", `["5"]`)) + "}", 1, "q1.nodes.first_wave", "want float64"},
+		{"no durations", "{" + query("q1", "1", "[]", node(0, "1", "[]")) + "}", 1, "q1.nodes[0].first_wave.2", "no task durations"},
+		{"bad executor key", "{" + strings.Replace(query("q1", "1", "[]", node(0, "1", "[1]")), `"first_wave":{"2"`, `"first_wave":{"two"`, 1) + "}", 1, "q1.nodes[0].first_wave.two", "executor count"},
+		{"edge to unknown node", "{" + query("q1", "1", "[[0,5]]", node(0, "1", "[1]")) + "}", 1, "q1.edges_parent_child[0]", "unknown node"},
+		{"edge with 3 ends", "{" + query("q1", "1", "[[0,1,2]]", node(0, "1", "[1]"), node(1, "1", "[1]")) + "}", 1, "q1.edges_parent_child[0]", "[parent, child]"},
+		{"self edge", "{" + query("q1", "1", "[[0,0]]", node(0, "1", "[1]")) + "}", 1, "q1.edges_parent_child[0]", "itself"},
+		{"cycle", "{" + query("q1", "1", "[[0,1],[1,0]]", node(0, "1", "[1]"), node(1, "1", "[1]")) + "}", 1, "q1.edges_parent_child", "cycle"},
+		{"stage id out of range", "{" + strings.Replace(good, `"stage_id_to_node_idx":{}`, `"stage_id_to_node_idx":{"7":9}`, 1) + "}", 1, "q1.stage_id_to_node_idx.7", "out of range"},
+		{"unknown field", "{" + strings.Replace(good, `"query":1`, `"query":1,"queries":2`, 1) + "}", 1, "q1", "unknown field \"queries\""},
+		{"trailing data", "{" + good + "} {}", 1, "file", "data after"},
+		{"error on line 3", "{\n" + good + ",\n" + `"q2":{"query":"two"}` + "}", 3, "q2.query", "want int64"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			w, err := Parse(strings.NewReader(tc.in), "bad.json", Options{})
+			if err == nil {
+				t.Fatalf("no error; %d jobs", len(w.Jobs))
+			}
+			var se *SyntaxError
+			if !errors.As(err, &se) {
+				t.Fatalf("err = %v (%T), want *SyntaxError", err, err)
+			}
+			if se.File != "bad.json" || se.Line != tc.line || se.Field != tc.field || !strings.Contains(se.Msg, tc.msg) {
+				t.Errorf("err = %v\nwant bad.json:%d:..: %s: ...%s...", err, tc.line, tc.field, tc.msg)
+			}
+		})
+	}
+	if _, err := Parse(strings.NewReader("{"+good+"}"), "ok.json", Options{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func sharedData(t testing.TB, sub string) string {
+	t.Helper()
+	dir := os.Getenv("SCHEDLAB_SHARED_DATA")
+	if dir == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for d := wd; ; d = filepath.Dir(d) {
+			if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
+				dir = filepath.Join(d, "..", "shared", "data")
+				break
+			}
+			if filepath.Dir(d) == d {
+				break
+			}
+		}
+	}
+	p := filepath.Join(dir, sub)
+	if _, err := os.Stat(p); dir == "" || err != nil {
+		t.Skipf("shared trace data %s not found (set SCHEDLAB_SHARED_DATA or place it at ../shared/data next to the repository root)", sub)
+	}
+	return p
+}
+
+// TestSharedData reads every input size and checks stage, edge and task counts against
+// summary.csv (written when the .npy files were converted).
+func TestSharedData(t *testing.T) {
+	dir := sharedData(t, "decima-tpch")
+	raw, err := os.ReadFile(filepath.Join(dir, "summary.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	type row struct{ stages, edges, tasks int }
+	want := map[string]row{}
+	for _, line := range strings.Split(strings.TrimSpace(string(raw)), "\n")[1:] {
+		var size string
+		var q int
+		var r row
+		if _, err := fmt.Sscanf(strings.ReplaceAll(line, ",", " "), "%s %d %d %d %d", &size, &q, &r.stages, &r.edges, &r.tasks); err != nil {
+			t.Fatalf("summary.csv %q: %v", line, err)
+		}
+		want[fmt.Sprintf("%s/%d", size, q)] = r
+	}
+	for _, size := range []string{"2g", "5g", "10g", "20g", "50g", "80g", "100g"} {
+		w, err := ReadFile(filepath.Join(dir, "tpch_"+size+".json"), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(w.Jobs) != 22 {
+			t.Errorf("%s: %d jobs, want 22", size, len(w.Jobs))
+		}
+		var stages, tasks, lists int
+		for _, j := range w.Jobs {
+			r := want[fmt.Sprintf("%s/%d", size, j.ID)]
+			edges := 0
+			for _, s := range j.Stages {
+				edges += len(s.Parents)
+				if s.TaskDurations != nil {
+					lists++
+				}
+			}
+			if len(j.Stages) != r.stages || edges != r.edges || int(j.Tasks()) != r.tasks {
+				t.Errorf("%s q%d: stages/edges/tasks = %d/%d/%d, summary.csv says %d/%d/%d", size, j.ID, len(j.Stages), edges, j.Tasks(), r.stages, r.edges, r.tasks)
+			}
+			stages += len(j.Stages)
+			tasks += int(j.Tasks())
+		}
+		t.Logf("%s: 22 jobs, %d stages (%d with per-task durations), %d tasks", size, stages, lists, tasks)
+	}
+}
+
+func BenchmarkParse(b *testing.B) {
+	data, err := os.ReadFile("testdata/tpch_2g_cut.json")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, e := range []int{10, 100} {
+		b.Run(fmt.Sprintf("executors=%d", e), func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			for b.Loop() {
+				if _, err := Parse(bytes.NewReader(data), "tpch_2g_cut.json", Options{Executors: e}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(4*float64(b.N)/b.Elapsed().Seconds(), "jobs/s")
+		})
+	}
+}

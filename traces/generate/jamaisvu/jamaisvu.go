@@ -1,0 +1,421 @@
+// Package jamaisvu generates the Google-trace-derived workloads of the JamaisVu evaluation
+// (JamaisVu §5, "Workload Configuration", and Table 3) for its 256-node clusters RC256/SC256.
+//
+// The recipe (defaults in parentheses):
+//
+//   - Input: Options.Samples, one per observed job of the source trace (runtime, task count and
+//     the features a runtime predictor groups by: user, job name, logical job name), e.g. the
+//     finished jobs of the Google cluster trace (SamplesFromWorkload converts a single-stage
+//     workload).
+//   - "We first filter out all jobs larger than 256 nodes": samples with more than MaxTasks (256)
+//     tasks are dropped (each task occupies a node).
+//   - "We use k-means clustering on the remaining jobs' runtimes, associating each resulting
+//     cluster with a job class": Fit clusters ln(runtime) into K classes (5; the paper does not
+//     state K) with k-means++ seeding from the passed generator.
+//   - Per class, the distributions of runtime and task count (the class's empirical
+//     distributions) and "a probability mass function for the feature vector".
+//   - Generation: "pick a job class, according to the relative weights (e.g., fraction of Google
+//     cluster trace jobs) of each job class", then its runtime, task count and feature vector
+//     from the class's distributions, independently (the paper's description; Joint draws one
+//     whole sample instead, keeping the trace's correlation between features and runtime).
+//   - Arrivals: the paper does not give the arrival process; jobs arrive by a Poisson process
+//     whose rate offers Load (0.9) of the cluster's nodes: the mean gap is E[tasks × runtime] /
+//     (Load × nodes), unless MeanInterarrivalS is set.
+//   - Mix: the SLO / best-effort composition of Table 3 (Mix, "EXP1"): exactly apportioned
+//     shares of SLO jobs with a hard placement constraint, a soft one, or none, and best-effort
+//     jobs, in random order. SLO jobs get deadline = submit + runtime × (1 + slack/100), the
+//     slack drawn uniformly from the mix's list (EXP1: 20, 40, 60, 80 %); best-effort jobs have
+//     no deadline.
+//   - Constraints: a constrained SLO job prefers either GPU nodes (GPURacks racks of GPU nodes,
+//     2 of the 8 racks; the paper does not give the count) or all of its tasks on one rack (an
+//     MPI-style job), chosen uniformly among the kinds its task count fits (a rack holds RackSize
+//     = 32 nodes); a job that fits neither is redrawn, so constrained jobs are drawn from the job
+//     distribution conditioned on their preference being satisfiable. A hard constraint must be
+//     met; a soft one may be ignored at the cost of running Slowdown (EXP1 1.5, EXP2/EXP3 1.4)
+//     times longer. The runtime drawn is the runtime on preferred resources.
+//
+// traces.Job has no placement-constraint field, so the constraint is recorded in Job.Name (see
+// Constraint and ParseConstraint) — "c<class>/hard:gpu", "c<class>/soft:rack:1.5" — until the
+// model grows one. Other fields: Class and Queue "slo" or "be", Priority 1 for SLO and 0 for
+// best-effort jobs, one stage of Tasks tasks each demanding a whole node (NodeCPU cores and
+// NodeMemGB GB: RC256's quad-core, 16 GB nodes), Estimate = Duration (plug a predictor or
+// traces/shape noise in later). The cluster is Racks × RackSize machines ("r<rack>"), the first
+// GPURacks racks with GPU = true; not pooled.
+package jamaisvu
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+
+	"github.com/schedlab/schedlab/traces"
+	"github.com/schedlab/schedlab/traces/generate"
+	"github.com/schedlab/schedlab/traces/generate/internal/draw"
+)
+
+// Job classes (Job.Class and Job.Queue).
+const (
+	ClassSLO = "slo"
+	ClassBE  = "be"
+)
+
+// Mix is a workload composition of JamaisVu's Table 3: the shares of SLO jobs with a hard
+// placement constraint, a soft one or none, and of best-effort jobs (summing to 1), the slowdown
+// of a soft-constrained job off its preferred resources, and the deadline slacks (percent) SLO
+// jobs draw from.
+type Mix struct {
+	Name                 string
+	Hard, Soft, None, BE float64
+	Slowdown             float64
+	Slacks               []float64
+}
+
+// MixNames lists the Table 3 presets; "DEADLINE-n" stands for any non-negative integer slack n.
+func MixNames() []string { return []string{"EXP1", "EXP2", "EXP3", "DEADLINE-n"} }
+
+// ParseMix returns a Table 3 preset by name: EXP1 (25% hard, 25% soft, 50% best effort,
+// slowdown 1.5, slack 20/40/60/80), EXP2 (16.7% hard, 33.3% soft, 50% best effort, 1.4,
+// 25/50/75), EXP3 (50% soft, 50% best effort, 1.4, 50/60/70/80) and DEADLINE-n (50% SLO without
+// constraints, 50% best effort, slack n for all SLO jobs).
+func ParseMix(name string) (Mix, error) {
+	switch name {
+	case "EXP1":
+		return Mix{Name: name, Hard: 0.25, Soft: 0.25, BE: 0.5, Slowdown: 1.5, Slacks: []float64{20, 40, 60, 80}}, nil
+	case "EXP2":
+		return Mix{Name: name, Hard: 1.0 / 6, Soft: 1.0 / 3, BE: 0.5, Slowdown: 1.4, Slacks: []float64{25, 50, 75}}, nil
+	case "EXP3":
+		return Mix{Name: name, Soft: 0.5, BE: 0.5, Slowdown: 1.4, Slacks: []float64{50, 60, 70, 80}}, nil
+	}
+	if s, ok := strings.CutPrefix(name, "DEADLINE-"); ok {
+		n, err := strconv.Atoi(s)
+		if err == nil && n >= 0 && n <= 1_000_000 {
+			return Mix{Name: name, None: 0.5, BE: 0.5, Slowdown: 1, Slacks: []float64{float64(n)}}, nil
+		}
+	}
+	return Mix{}, fmt.Errorf("jamaisvu: Options.Mix: unknown mix %q (valid: %s)", name, strings.Join(MixNames(), ", "))
+}
+
+// Options configure the generator; Defaults() is the paper's recipe as far as it is specified.
+// Each field's comment names its configuration key (see Keys).
+type Options struct {
+	// Samples are the observed jobs the classes are fitted to; required. Not a configuration key
+	// (the caller reads a trace into samples).
+	Samples []Sample
+	// Jobs (jobs) is the number of jobs generated (1000).
+	Jobs int
+	// MaxTasks (max_tasks) drops samples with more tasks than this (256 nodes).
+	MaxTasks int32
+	// K (k) is the number of k-means job classes (5).
+	K int
+	// Joint (joint) draws a whole sample per job instead of independent runtime, task count and
+	// features (false).
+	Joint bool
+	// Mix (mix) is a Table 3 composition: EXP1 (default), EXP2, EXP3 or DEADLINE-<n>.
+	Mix string
+	// Racks (racks) and RackSize (rack_size) shape the cluster: 8 racks of 32 nodes.
+	Racks, RackSize int
+	// GPURacks (gpu_racks) is the number of racks whose nodes have GPUs (2).
+	GPURacks int
+	// NodeCPU (node_cpu) and NodeMemGB (node_mem_gb) are a node's capacity (4 cores, 16 GB); every
+	// task demands a whole node.
+	NodeCPU, NodeMemGB float64
+	// Load (load) is the offered load that sets the arrival rate (0.9).
+	Load float64
+	// MeanInterarrivalS (mean_interarrival_s), when > 0, sets the mean arrival gap in seconds
+	// instead of Load (0).
+	MeanInterarrivalS float64
+}
+
+// Defaults returns the paper's recipe. Samples must still be set.
+func Defaults() Options {
+	return Options{
+		Jobs:      1000,
+		MaxTasks:  256,
+		K:         5,
+		Mix:       "EXP1",
+		Racks:     8,
+		RackSize:  32,
+		GPURacks:  2,
+		NodeCPU:   4,
+		NodeMemGB: 16,
+		Load:      0.9,
+	}
+}
+
+// Keys lists the generator's configuration keys with their defaults; the samples come from the
+// caller (e.g. a Google trace reader).
+func Keys() []generate.Key {
+	d := Defaults()
+	return []generate.Key{
+		{Name: "jobs", Default: d.Jobs, Doc: "number of jobs generated"},
+		{Name: "max_tasks", Default: d.MaxTasks, Doc: "drop trace jobs with more tasks (nodes) than this before clustering"},
+		{Name: "k", Default: d.K, Doc: "number of k-means job classes over ln(runtime)"},
+		{Name: "joint", Default: d.Joint, Doc: "draw whole trace jobs per class instead of independent runtime, task count and features"},
+		{Name: "mix", Default: d.Mix, Doc: "Table 3 composition: EXP1, EXP2, EXP3 or DEADLINE-<slack percent>"},
+		{Name: "racks", Default: d.Racks, Doc: "racks in the cluster"},
+		{Name: "rack_size", Default: d.RackSize, Doc: "nodes per rack"},
+		{Name: "gpu_racks", Default: d.GPURacks, Doc: "racks whose nodes have GPUs (the first ones)"},
+		{Name: "node_cpu", Default: d.NodeCPU, Doc: "cores per node (each task takes a whole node)"},
+		{Name: "node_mem_gb", Default: d.NodeMemGB, Doc: "memory per node, GB"},
+		{Name: "load", Default: d.Load, Doc: "offered load setting the Poisson arrival rate: mean gap = E[tasks × runtime] / (load × nodes)"},
+		{Name: "mean_interarrival_s", Default: d.MeanInterarrivalS, Doc: "when > 0, the mean arrival gap in seconds instead of load"},
+	}
+}
+
+// Validate checks every option and reports all problems, each naming its field. Samples are
+// checked by Generate (Fit), which names the offending sample.
+func (o Options) Validate() error {
+	var errs []error
+	bad := func(field, format string, args ...any) {
+		errs = append(errs, fmt.Errorf("jamaisvu: Options.%s: %s", field, fmt.Sprintf(format, args...)))
+	}
+	finite := func(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
+	if len(o.Samples) == 0 {
+		bad("Samples", "none; convert trace jobs, e.g. with SamplesFromWorkload")
+	}
+	if o.Jobs < 1 || o.Jobs > 10_000_000 {
+		bad("Jobs", "want 1..10000000, got %d", o.Jobs)
+	}
+	if o.MaxTasks < 0 {
+		bad("MaxTasks", "want ≥ 0 (0 = no limit), got %d", o.MaxTasks)
+	}
+	if o.K < 1 || o.K > 1000 {
+		bad("K", "want 1..1000, got %d", o.K)
+	}
+	if _, err := ParseMix(o.Mix); err != nil {
+		errs = append(errs, err)
+	}
+	if o.Racks < 1 || o.Racks > 100_000 {
+		bad("Racks", "want 1..100000, got %d", o.Racks)
+	}
+	if o.RackSize < 1 || o.RackSize > 100_000 {
+		bad("RackSize", "want 1..100000, got %d", o.RackSize)
+	}
+	if o.GPURacks < 0 || o.GPURacks > o.Racks {
+		bad("GPURacks", "want 0..Racks (%d), got %d", o.Racks, o.GPURacks)
+	}
+	if !finite(o.NodeCPU) || o.NodeCPU <= 0 || o.NodeCPU > 1e6 {
+		bad("NodeCPU", "want cores in (0, 1e6], got %v", o.NodeCPU)
+	}
+	if !finite(o.NodeMemGB) || o.NodeMemGB <= 0 || o.NodeMemGB > 1e6 {
+		bad("NodeMemGB", "want GB in (0, 1e6], got %v", o.NodeMemGB)
+	}
+	if !finite(o.Load) || o.Load <= 0 || o.Load > 1e3 {
+		bad("Load", "want a load in (0, 1000], got %v", o.Load)
+	}
+	if !finite(o.MeanInterarrivalS) || o.MeanInterarrivalS < 0 || o.MeanInterarrivalS > 1e6 {
+		bad("MeanInterarrivalS", "want seconds in [0, 1e6] (0 = from Load), got %v", o.MeanInterarrivalS)
+	}
+	return errors.Join(errs...)
+}
+
+// String renders the options (but not the samples' content) for Workload.Source.
+func (o Options) String() string {
+	f := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
+	return fmt.Sprintf("samples=%d jobs=%d max_tasks=%d k=%d joint=%v mix=%s racks=%d rack_size=%d gpu_racks=%d node_cpu=%s node_mem_gb=%s load=%s mean_interarrival_s=%s",
+		len(o.Samples), o.Jobs, o.MaxTasks, o.K, o.Joint, o.Mix, o.Racks, o.RackSize, o.GPURacks, f(o.NodeCPU), f(o.NodeMemGB), f(o.Load), f(o.MeanInterarrivalS))
+}
+
+// Constraint is a constrained SLO job's placement preference.
+type Constraint struct {
+	// Kind is "gpu" (all tasks on GPU nodes) or "rack" (all tasks on one rack).
+	Kind string
+	// Hard constraints must be met; soft ones may be ignored at the cost of Slowdown.
+	Hard bool
+	// Slowdown is the runtime factor off the preferred resources (soft constraints only).
+	Slowdown float64
+}
+
+// Constraint kinds.
+const (
+	KindGPU  = "gpu"
+	KindRack = "rack"
+)
+
+// String renders the constraint as recorded in Job.Name after the class: "hard:gpu" or
+// "soft:rack:1.5".
+func (c Constraint) String() string {
+	if c.Hard {
+		return "hard:" + c.Kind
+	}
+	return "soft:" + c.Kind + ":" + strconv.FormatFloat(c.Slowdown, 'g', -1, 64)
+}
+
+// ParseConstraint reads the constraint from a generated job's name ("c<class>/hard:gpu",
+// "c<class>/soft:rack:1.5"); ok is false for unconstrained jobs and other names.
+func ParseConstraint(name string) (c Constraint, ok bool) {
+	_, spec, found := strings.Cut(name, "/")
+	if !found {
+		return Constraint{}, false
+	}
+	parts := strings.Split(spec, ":")
+	switch {
+	case len(parts) == 2 && parts[0] == "hard":
+		c = Constraint{Kind: parts[1], Hard: true}
+	case len(parts) == 3 && parts[0] == "soft":
+		s, err := strconv.ParseFloat(parts[2], 64)
+		if err != nil || !(s >= 1) || math.IsInf(s, 0) {
+			return Constraint{}, false
+		}
+		c = Constraint{Kind: parts[1], Slowdown: s}
+	default:
+		return Constraint{}, false
+	}
+	if c.Kind != KindGPU && c.Kind != KindRack {
+		return Constraint{}, false
+	}
+	return c, true
+}
+
+// SamplesFromWorkload turns a workload's jobs into samples: runtime = the job's critical path of
+// true durations (for the single-stage jobs of the Google trace, its task duration), tasks = its
+// total task count, and its features.
+func SamplesFromWorkload(w *traces.Workload) []Sample {
+	out := make([]Sample, len(w.Jobs))
+	for i := range w.Jobs {
+		j := &w.Jobs[i]
+		out[i] = Sample{Runtime: j.CriticalPath(false), Tasks: int32(min(j.Tasks(), math.MaxInt32)), Features: j.Features}
+	}
+	return out
+}
+
+// Random streams, drawn from the caller's generator in this order.
+const (
+	streamFit = iota
+	streamJobs
+	streamArrivals
+	streamMix
+	streamKind
+	streamSlack
+	numStreams
+)
+
+// maxRedraws bounds the redraws of a constrained job whose tasks fit no preferred resource set.
+const maxRedraws = 10_000
+
+// Generate fits the classes to o.Samples and generates the workload. r must not be nil.
+func Generate(o Options, r *rand.Rand) (*traces.Workload, error) {
+	if r == nil {
+		return nil, errors.New("jamaisvu: nil *rand.Rand")
+	}
+	if err := o.Validate(); err != nil {
+		return nil, err
+	}
+	mix, _ := ParseMix(o.Mix)
+	s := draw.Streams(r, numStreams)
+	model, err := Fit(o.Samples, o.K, o.MaxTasks, s[streamFit])
+	if err != nil {
+		return nil, err
+	}
+	nodes := o.Racks * o.RackSize
+	gpuNodes := o.GPURacks * o.RackSize
+	cum := make([]float64, len(model.Classes))
+	var meanWork, acc float64
+	for ci := range model.Classes {
+		c := &model.Classes[ci]
+		acc += c.Weight
+		cum[ci] = acc
+		meanWork += float64(c.Weight * c.meanWork(o.Joint))
+	}
+	gap := o.MeanInterarrivalS
+	if gap == 0 {
+		gap = meanWork / float64(o.Load*float64(nodes))
+	}
+
+	// Labels: 0 hard, 1 soft, 2 none (SLO without constraint), 3 best effort.
+	labels := draw.Labels(s[streamMix], draw.Apportion(o.Jobs, []float64{mix.Hard, mix.Soft, mix.None, mix.BE}))
+	node := traces.VecOf(o.NodeCPU, o.NodeMemGB)
+	w := &traces.Workload{
+		Name:    "jamaisvu-" + strings.ToLower(mix.Name),
+		Source:  "generate/jamaisvu " + o.String(),
+		Dims:    []string{"cpu", "mem"},
+		Cluster: traces.Uniform(nodes, node, o.RackSize),
+		Jobs:    make([]traces.Job, o.Jobs),
+	}
+	for i := range w.Cluster.Machines {
+		w.Cluster.Machines[i].GPU = i < gpuNodes
+	}
+	const maxT = 1e9 * float64(traces.Second)
+	var t float64 // µs
+	for i := range w.Jobs {
+		t += float64(draw.Exp(s[streamArrivals], gap) * float64(traces.Second))
+		if t > maxT {
+			return nil, fmt.Errorf("jamaisvu: Options.Jobs: %d jobs at one per %v s run past %v s", o.Jobs, gap, maxT/float64(traces.Second))
+		}
+		label := labels[i]
+		var (
+			class    int
+			sample   Sample
+			feasible []string
+		)
+		for attempt := 0; ; attempt++ {
+			class, sample = model.pick(s[streamJobs], cum, o.Joint)
+			if label > 1 {
+				break
+			}
+			feasible = feasible[:0]
+			if gpuNodes > 0 && int(sample.Tasks) <= gpuNodes {
+				feasible = append(feasible, KindGPU)
+			}
+			if int(sample.Tasks) <= o.RackSize {
+				feasible = append(feasible, KindRack)
+			}
+			if len(feasible) > 0 {
+				break
+			}
+			if attempt == maxRedraws {
+				return nil, fmt.Errorf("jamaisvu: Options.Mix: %s needs constrained jobs, but %d draws found no job whose tasks fit a rack (%d nodes) or the GPU nodes (%d)", mix.Name, maxRedraws, o.RackSize, gpuNodes)
+			}
+		}
+		j := &w.Jobs[i]
+		*j = traces.Job{
+			ID:       int64(i),
+			Name:     fmt.Sprintf("c%d", class),
+			Submit:   traces.Time(math.Round(t)),
+			Queue:    ClassBE,
+			Class:    ClassBE,
+			Features: sample.Features,
+			Stages: []traces.Stage{{
+				Name: "tasks", Tasks: sample.Tasks, Demand: node, Duration: sample.Runtime, Estimate: sample.Runtime,
+			}},
+		}
+		if label <= 1 {
+			c := Constraint{Kind: feasible[s[streamKind].IntN(len(feasible))], Hard: label == 0}
+			if !c.Hard {
+				c.Slowdown = mix.Slowdown
+			}
+			j.Name += "/" + c.String()
+		}
+		if label <= 2 {
+			j.Queue, j.Class, j.Priority = ClassSLO, ClassSLO, 1
+			slack := mix.Slacks[s[streamSlack].IntN(len(mix.Slacks))]
+			rel := math.Round(float64(sample.Runtime) * (1 + slack/100))
+			if float64(j.Submit)+rel > maxT {
+				return nil, fmt.Errorf("jamaisvu: job %d: deadline beyond %v s; the samples' runtimes are too long", i, maxT/float64(traces.Second))
+			}
+			j.Deadline = j.Submit + traces.Time(rel)
+		}
+	}
+	w.SortJobs()
+	if err := w.Validate(); err != nil {
+		return nil, fmt.Errorf("jamaisvu: generated workload is invalid: %w", err)
+	}
+	return w, nil
+}
+
+// pick draws a class by weight and a job from it.
+func (m *Model) pick(r *rand.Rand, cum []float64, joint bool) (int, Sample) {
+	ci := draw.Weighted(r, cum)
+	c := &m.Classes[ci]
+	if joint {
+		return ci, c.Samples[r.IntN(len(c.Samples))]
+	}
+	return ci, Sample{
+		Runtime:  c.Runtimes[r.IntN(len(c.Runtimes))],
+		Tasks:    c.Tasks[r.IntN(len(c.Tasks))],
+		Features: c.drawFeatures(r),
+	}
+}

@@ -1,0 +1,538 @@
+package google2011
+
+import (
+	"errors"
+	"hash/maphash"
+	"io"
+	"math"
+	"slices"
+
+	"github.com/schedlab/schedlab/traces"
+)
+
+// ResubmitGrace is how long after a job's (or task's) terminal event the scanners wait for a
+// resubmission before they report the record complete. In the full month of job_events one job is
+// resubmitted, 208 s after it failed; an hour of trace time covers that with room to spare while
+// keeping only the last hour's finished jobs in memory.
+const ResubmitGrace = traces.Hour
+
+// JobRecord is what the trace says about one job.
+//
+// Times are trace microseconds: 0 (BeforeWindow) for events before the trace window, AfterWindow
+// for events after it, and -1 when the job has no such event in the input.
+type JobRecord struct {
+	ID int64
+	// Submit is the job's first SUBMIT; FirstSchedule its first SCHEDULE.
+	Submit, FirstSchedule traces.Time
+	// End is the time of the job's last terminal event (EVICT, FAIL, FINISH, KILL, LOST), or -1
+	// when the job was still pending or running when the input ended (also after a resubmission
+	// that did not end).
+	End traces.Time
+	// FinalState is the type of the job's last terminal event, or, for a job without one (End ==
+	// -1), the type of its last event (SUBMIT, SCHEDULE, UPDATE_*).
+	FinalState EventType
+	// Runtime is JamaisVu's job runtime, first SCHEDULE to last FINISH (End - FirstSchedule), when
+	// the job ended with FINISH and both events are inside the trace window; -1 otherwise.
+	Runtime traces.Time
+	// Tasks is the number of distinct task indices seen in task_events (0 without task_events).
+	Tasks int32
+	// CPURequest and MemRequest are the mean over the job's tasks of each task's first known
+	// request (normalized to the largest machine), NaN when unknown.
+	CPURequest, MemRequest float64
+	// User, JobName and LogicalJobName are the trace's (hashed) strings; empty when missing.
+	User, JobName, LogicalJobName string
+	// SchedClass is the scheduling class 0-3 (3 most latency-sensitive), -1 when missing.
+	SchedClass int8
+	// Priority is the highest task priority seen in task_events (0-11), -1 when unknown.
+	Priority int8
+	// Resubmissions counts SUBMIT events after the first.
+	Resubmissions int32
+}
+
+// ScanStats counts what the job scanner saw and skipped.
+type ScanStats struct {
+	JobEventFiles, TaskEventFiles int   // input files
+	GzipBytes                     int64 // compressed bytes of the gzip input files
+	JobEvents, TaskEvents         int64 // lines
+	Records                       int64 // JobRecords reported
+	OpenAtEnd                     int64 // records of jobs without a terminal event at the end of the input
+	Resubmissions                 int64 // SUBMITs after a job's first
+	// LateJobEvents are non-SUBMIT job events for a job already reported (they are ignored).
+	LateJobEvents int64
+	// LateTaskEvents are task events for a job already reported (they are ignored).
+	LateTaskEvents int64
+	// OrphanJobs are jobs seen only in task_events (no job event at all); they are not reported.
+	OrphanJobs int64
+}
+
+// taskSet records which task indices of a job were seen and which had a request counted.
+type taskSet struct {
+	seen, req []uint64
+	big       map[int32]uint8 // indices ≥ bitsetLimit: bit 0 seen, bit 1 request counted
+}
+
+const bitsetLimit = 1 << 20
+
+// add marks index seen (and, if withReq, its request counted) and reports whether it was new and
+// whether its request had not been counted before.
+func (s *taskSet) add(index int32, withReq bool) (isNew, reqNew bool) {
+	if index >= bitsetLimit {
+		if s.big == nil {
+			s.big = make(map[int32]uint8)
+		}
+		v := s.big[index]
+		isNew = v&1 == 0
+		reqNew = withReq && v&2 == 0
+		v |= 1
+		if withReq {
+			v |= 2
+		}
+		s.big[index] = v
+		return
+	}
+	w, b := int(index>>6), uint64(1)<<(index&63)
+	for len(s.seen) <= w {
+		s.seen = append(s.seen, 0)
+		s.req = append(s.req, 0)
+	}
+	isNew = s.seen[w]&b == 0
+	s.seen[w] |= b
+	if withReq && s.req[w]&b == 0 {
+		reqNew = true
+		s.req[w] |= b
+	}
+	return
+}
+
+func (s *taskSet) reset() {
+	s.seen, s.req = s.seen[:0], s.req[:0]
+	s.big = nil
+}
+
+type jobState struct {
+	rec            JobRecord
+	seq            uint64 // creation order, for a deterministic end-of-input order
+	gen            uint32 // bumped when the job (re)enters the closing queue
+	closing        bool
+	reported       bool // kept as a tombstone for ResubmitGrace, to recognize late events
+	hasJobEvent    bool
+	tasks          taskSet
+	cpuSum, memSum float64
+	reqN           int32
+}
+
+type closingEntry struct {
+	st  *jobState
+	gen uint32
+	at  traces.Time // report once an event later than this arrives
+}
+
+type tombstone struct {
+	st *jobState
+	at traces.Time // forget the job once an event later than this arrives
+}
+
+// fifo is a queue that reuses its backing array.
+type fifo[T any] struct {
+	items []T
+	head  int
+}
+
+func (q *fifo[T]) push(x T)  { q.items = append(q.items, x) }
+func (q *fifo[T]) len() int  { return len(q.items) - q.head }
+func (q *fifo[T]) front() *T { return &q.items[q.head] }
+func (q *fifo[T]) pop() {
+	var zero T
+	q.items[q.head] = zero
+	q.head++
+	if q.head > 1024 && q.head*2 > len(q.items) {
+		n := copy(q.items, q.items[q.head:])
+		clear(q.items[n:])
+		q.items, q.head = q.items[:n], 0
+	}
+}
+
+// jobScanner holds the state of ScanJobs.
+type jobScanner struct {
+	fn                    func(*JobRecord) error
+	stats                 *ScanStats
+	open                  map[int64]*jobState
+	closing               fifo[closingEntry]
+	tombs                 fifo[tombstone]
+	free                  []*jobState
+	seq                   uint64
+	users, names, logical strCache
+}
+
+// ScanJobs streams the job records of src's job_events, merged in time order with its
+// task_events when given (they fill Tasks, CPURequest, MemRequest and Priority). fn is called
+// once per job when its record is complete — ResubmitGrace after its terminal event, in that
+// order — and, at the end of the input, for the jobs still open, in order of their first event
+// (End = -1, FinalState = the last event's type, Runtime = -1). The record passed to fn is reused
+// afterwards: copy it to keep it. Jobs seen only in task_events are not reported. Memory holds
+// the jobs alive at a time, not the whole input. An error from fn stops the scan and is returned.
+func ScanJobs(src Source, fn func(*JobRecord) error) error {
+	var st ScanStats
+	return scanJobs(src, fn, &st)
+}
+
+func scanJobs(src Source, fn func(*JobRecord) error, stats *ScanStats) error {
+	jobFiles, err := expand(src.JobEvents)
+	if err != nil {
+		return err
+	}
+	taskFiles, err := expand(src.TaskEvents)
+	if err != nil {
+		return err
+	}
+	return scanJobFiles(jobFiles, taskFiles, nil, fn, stats)
+}
+
+// scanJobFiles is ScanJobs over explicit file lists; opener (nil: os.Open) lets tests and fuzzing
+// supply content without files.
+func scanJobFiles(jobFiles, taskFiles []string, opener func(string) (io.ReadCloser, error), fn func(*JobRecord) error, stats *ScanStats) error {
+	if len(jobFiles) == 0 {
+		return errors.New("google2011: no job_events input")
+	}
+	jobs := newLineReader(JobEventsTable, jobEventNames[:], jobFiles)
+	defer jobs.close()
+	var tasks *lineReader
+	if len(taskFiles) > 0 {
+		tasks = newLineReader(TaskEventsTable, taskEventNames[:], taskFiles)
+		defer tasks.close()
+	}
+	if opener != nil {
+		jobs.opener = opener
+		if tasks != nil {
+			tasks.opener = opener
+		}
+	}
+	stats.JobEventFiles, stats.TaskEventFiles = len(jobFiles), len(taskFiles)
+	s := &jobScanner{fn: fn, stats: stats, open: make(map[int64]*jobState)}
+	err := s.run(jobs, tasks)
+	stats.JobEvents = jobs.allLines
+	stats.GzipBytes = jobs.gzBytes
+	if tasks != nil {
+		stats.TaskEvents = tasks.allLines
+		stats.GzipBytes += tasks.gzBytes
+	}
+	return err
+}
+
+func (s *jobScanner) run(jobs, tasks *lineReader) error {
+	var je jobEvent
+	var te taskEvent
+	jok, tok := true, tasks != nil
+	advanceJob := func() error {
+		f, err := jobs.next()
+		if err == io.EOF {
+			jok = false
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		return je.parse(jobs, f)
+	}
+	advanceTask := func() error {
+		f, err := tasks.next()
+		if err == io.EOF {
+			tok = false
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		return te.parse(tasks, f)
+	}
+	if err := advanceJob(); err != nil {
+		return err
+	}
+	if tok {
+		if err := advanceTask(); err != nil {
+			return err
+		}
+	}
+	for jok || tok {
+		// Task events go first on ties, so a job's terminal event sees its tasks' last events.
+		if jok && (!tok || je.time < te.time) {
+			if err := s.expire(je.time); err != nil {
+				return err
+			}
+			s.jobEvent(&je)
+			if err := advanceJob(); err != nil {
+				return err
+			}
+		} else {
+			if err := s.expire(te.time); err != nil {
+				return err
+			}
+			s.taskEvent(&te)
+			if err := advanceTask(); err != nil {
+				return err
+			}
+		}
+	}
+	return s.finish()
+}
+
+// expire reports the closing jobs whose grace period ended before time t.
+func (s *jobScanner) expire(t traces.Time) error {
+	for s.tombs.len() > 0 && s.tombs.front().at < t {
+		st := s.tombs.front().st
+		s.tombs.pop()
+		if s.open[st.rec.ID] == st {
+			delete(s.open, st.rec.ID)
+		}
+		s.recycle(st)
+	}
+	for s.closing.len() > 0 && s.closing.front().at < t {
+		e := *s.closing.front()
+		s.closing.pop()
+		if !e.st.closing || e.st.gen != e.gen {
+			continue // reopened by a resubmission
+		}
+		if err := s.report(e.st, t); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// report completes st's record and calls fn. A job that ended stays in the map as a tombstone for
+// ResubmitGrace, so late events for it are recognized; one still open is dropped.
+func (s *jobScanner) report(st *jobState, now traces.Time) error {
+	if st.closing {
+		st.reported = true
+		s.tombs.push(tombstone{st: st, at: satAdd(now, ResubmitGrace)})
+	} else {
+		delete(s.open, st.rec.ID)
+		defer s.recycle(st)
+	}
+	if !st.hasJobEvent {
+		s.stats.OrphanJobs++
+		return nil
+	}
+	if !st.closing {
+		s.stats.OpenAtEnd++
+	}
+	r := &st.rec
+	r.Runtime = -1
+	if r.FinalState == Finish && r.End != -1 && r.FirstSchedule > BeforeWindow && r.End != AfterWindow && r.End >= r.FirstSchedule {
+		r.Runtime = r.End - r.FirstSchedule
+	}
+	if st.reqN > 0 {
+		r.CPURequest = st.cpuSum / float64(st.reqN)
+		r.MemRequest = st.memSum / float64(st.reqN)
+	}
+	s.stats.Records++
+	return s.fn(r)
+}
+
+func satAdd(a, b traces.Time) traces.Time {
+	if a > math.MaxInt64-b {
+		return math.MaxInt64
+	}
+	return a + b
+}
+
+func (s *jobScanner) recycle(st *jobState) {
+	st.tasks.reset()
+	s.free = append(s.free, st)
+}
+
+func (s *jobScanner) state(id int64) *jobState {
+	var st *jobState
+	if n := len(s.free); n > 0 {
+		st, s.free = s.free[n-1], s.free[:n-1]
+		tasks := st.tasks
+		*st = jobState{tasks: tasks}
+	} else {
+		st = &jobState{}
+	}
+	s.seq++
+	st.seq = s.seq
+	st.rec = JobRecord{ID: id, Submit: -1, FirstSchedule: -1, End: -1, Runtime: -1,
+		CPURequest: math.NaN(), MemRequest: math.NaN(), SchedClass: -1, Priority: -1, FinalState: Submit}
+	s.open[id] = st
+	return st
+}
+
+// finish reports everything still held at the end of the input.
+func (s *jobScanner) finish() error {
+	if err := s.expire(math.MaxInt64); err != nil {
+		return err
+	}
+	// expire(MaxInt64) reports entries due before MaxInt64; what remains is due at MaxInt64.
+	for s.closing.len() > 0 {
+		e := *s.closing.front()
+		s.closing.pop()
+		if e.st.closing && e.st.gen == e.gen {
+			if err := s.report(e.st, math.MaxInt64); err != nil {
+				return err
+			}
+		}
+	}
+	rest := make([]*jobState, 0, len(s.open))
+	for _, st := range s.open {
+		if !st.reported {
+			rest = append(rest, st)
+		}
+	}
+	slices.SortFunc(rest, func(a, b *jobState) int {
+		switch {
+		case a.seq < b.seq:
+			return -1
+		case a.seq > b.seq:
+			return 1
+		}
+		return 0
+	})
+	for _, st := range rest {
+		if err := s.report(st, math.MaxInt64); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// jobEvent is one parsed job_events line; strings alias the reader's buffer.
+type jobEvent struct {
+	time                traces.Time
+	jobID               int64
+	typ                 EventType
+	schedClass          int8
+	user, name, logical []byte
+}
+
+func (e *jobEvent) parse(r *lineReader, f [][]byte) error {
+	var err error
+	if e.time, err = r.time(f, 0); err != nil {
+		return err
+	}
+	if _, err = r.small(f, 1, 0, 2, false); err != nil {
+		return err
+	}
+	if e.jobID, err = r.uint(f, 2, true); err != nil {
+		return err
+	}
+	if e.typ, err = r.eventType(f, 3); err != nil {
+		return err
+	}
+	sc, err := r.small(f, 5, 0, 3, false)
+	if err != nil {
+		return err
+	}
+	e.schedClass = int8(sc)
+	e.user, e.name, e.logical = f[4], f[6], f[7]
+	return nil
+}
+
+func (s *jobScanner) jobEvent(e *jobEvent) {
+	st := s.open[e.jobID]
+	if st != nil && st.reported {
+		if e.typ != Submit {
+			s.stats.LateJobEvents++
+			return
+		}
+		st = nil // a resubmission after the record was reported starts a new record
+	}
+	if st == nil {
+		st = s.state(e.jobID)
+	}
+	st.hasJobEvent = true
+	r := &st.rec
+	if r.User == "" && len(e.user) > 0 {
+		r.User = s.users.get(e.user)
+	}
+	if r.JobName == "" && len(e.name) > 0 {
+		r.JobName = s.names.get(e.name)
+	}
+	if r.LogicalJobName == "" && len(e.logical) > 0 {
+		r.LogicalJobName = s.logical.get(e.logical)
+	}
+	if e.schedClass >= 0 {
+		r.SchedClass = e.schedClass
+	}
+	switch {
+	case e.typ == Submit:
+		if r.Submit == -1 {
+			r.Submit = e.time
+		} else {
+			r.Resubmissions++
+			s.stats.Resubmissions++
+		}
+		if st.closing {
+			st.closing = false
+			r.End = -1
+		}
+		r.FinalState = Submit
+	case e.typ == Schedule:
+		if r.FirstSchedule == -1 {
+			r.FirstSchedule = e.time
+		}
+		if !st.closing {
+			r.FinalState = Schedule
+		}
+	case e.typ.Terminal():
+		r.End, r.FinalState = e.time, e.typ
+		st.closing = true
+		st.gen++
+		s.closing.push(closingEntry{st: st, gen: st.gen, at: satAdd(e.time, ResubmitGrace)})
+	default: // UPDATE_PENDING, UPDATE_RUNNING
+		if !st.closing {
+			r.FinalState = e.typ
+		}
+	}
+}
+
+func (s *jobScanner) taskEvent(e *taskEvent) {
+	st := s.open[e.jobID]
+	if st != nil && st.reported {
+		s.stats.LateTaskEvents++
+		return
+	}
+	if st == nil {
+		st = s.state(e.jobID)
+	}
+	withReq := !math.IsNaN(e.ev.CPURequest) && !math.IsNaN(e.ev.MemRequest)
+	isNew, reqNew := st.tasks.add(e.index, withReq)
+	if isNew {
+		st.rec.Tasks++
+	}
+	if reqNew {
+		st.cpuSum += e.ev.CPURequest
+		st.memSum += e.ev.MemRequest
+		st.reqN++
+	}
+	if e.ev.Priority > st.rec.Priority {
+		st.rec.Priority = e.ev.Priority
+	}
+	if st.rec.User == "" && len(e.user) > 0 {
+		st.rec.User = s.users.get(e.user)
+	}
+}
+
+// strCache shares the strings of repeated byte strings (user and job names repeat across
+// jobs). It is a direct-mapped cache rather than a map: constant memory and a single probe, at the
+// price of sometimes allocating a string it has seen before.
+type strCache struct {
+	seed  maphash.Seed
+	slots []string
+}
+
+const strCacheSlots = 1 << 14
+
+func (c *strCache) get(b []byte) string {
+	if c.slots == nil {
+		c.seed = maphash.MakeSeed()
+		c.slots = make([]string, strCacheSlots)
+	}
+	i := maphash.Bytes(c.seed, b) & (strCacheSlots - 1)
+	if s := c.slots[i]; s == string(b) {
+		return s
+	}
+	s := string(b)
+	c.slots[i] = s
+	return s
+}

@@ -1,0 +1,332 @@
+// Package traces holds schedlab's workload model — the vocabulary every reader produces and every
+// policy and the replay engine consume — plus the code that checks and fingerprints a workload.
+//
+// Time is simulated time in int64 microseconds. Resource amounts are fixed-point integers (Unit
+// per whole unit, e.g. one machine's cpu = 1.0 = Unit), so capacity arithmetic is exact and
+// replays are bit-for-bit deterministic. Readers for concrete trace formats live in subpackages
+// (traces/tpcdag, traces/google2011, ...).
+package traces
+
+import (
+	"fmt"
+	"math"
+	"strings"
+)
+
+// Time is simulated time in microseconds.
+type Time = int64
+
+// Common durations in simulated time.
+const (
+	Microsecond Time = 1
+	Millisecond Time = 1000
+	Second      Time = 1_000_000
+	Minute      Time = 60 * Second
+	Hour        Time = 60 * Minute
+)
+
+// Seconds converts a simulated duration to float seconds (for reporting only).
+func Seconds(t Time) float64 { return float64(t) / float64(Second) }
+
+// FromSeconds converts float seconds to simulated time, rounding to the nearest microsecond.
+func FromSeconds(s float64) Time { return Time(math.Round(s * float64(Second))) }
+
+// MaxDims is the largest number of resource dimensions a workload may use (cpu, mem and up to
+// four more, as in the Carbyne/BoPF TPC and BigBench traces).
+const MaxDims = 6
+
+// Unit is the fixed-point scale of resource amounts: a demand of 0.19 machines is 190,000.
+const Unit int64 = 1_000_000
+
+// Vec is a resource vector in fixed-point units; dimensions beyond the workload's are zero.
+type Vec [MaxDims]int64
+
+// VecOf converts float amounts to a Vec, rounding each to the nearest fixed-point unit.
+func VecOf(xs ...float64) Vec {
+	var v Vec
+	for i, x := range xs {
+		if i < MaxDims {
+			v[i] = int64(math.Round(x * float64(Unit)))
+		}
+	}
+	return v
+}
+
+// Add returns v+w.
+func (v Vec) Add(w Vec) Vec {
+	for i := range v {
+		v[i] += w[i]
+	}
+	return v
+}
+
+// Sub returns v-w.
+func (v Vec) Sub(w Vec) Vec {
+	for i := range v {
+		v[i] -= w[i]
+	}
+	return v
+}
+
+// Scale returns v*k.
+func (v Vec) Scale(k int64) Vec {
+	for i := range v {
+		v[i] *= k
+	}
+	return v
+}
+
+// Fits reports whether v ≤ w in every dimension (v fits into free capacity w).
+func (v Vec) Fits(w Vec) bool {
+	for i := range v {
+		if v[i] > w[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// IsZero reports whether every dimension is zero.
+func (v Vec) IsZero() bool { return v == Vec{} }
+
+// AnyNegative reports whether some dimension is below zero.
+func (v Vec) AnyNegative() bool {
+	for _, x := range v {
+		if x < 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// DominantShare returns max_i v[i]/total[i] over dimensions with positive total.
+func (v Vec) DominantShare(total Vec) float64 {
+	s := 0.0
+	for i := range v {
+		if total[i] > 0 {
+			if f := float64(v[i]) / float64(total[i]); f > s {
+				s = f
+			}
+		}
+	}
+	return s
+}
+
+// Float returns dimension i as a float amount (x / Unit).
+func (v Vec) Float(i int) float64 { return float64(v[i]) / float64(Unit) }
+
+// Format renders the first n dimensions as "[0.19 0.17]".
+func (v Vec) Format(n int) string {
+	var b strings.Builder
+	b.WriteByte('[')
+	for i := 0; i < n && i < MaxDims; i++ {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		fmt.Fprintf(&b, "%g", v.Float(i))
+	}
+	b.WriteByte(']')
+	return b.String()
+}
+
+// Machine is one node of a cluster.
+type Machine struct {
+	Name     string
+	Capacity Vec
+	Rack     string
+	GPU      bool
+	Platform string
+}
+
+// Cluster is the set of machines a workload runs on. In pooled mode the engine treats the cluster
+// as one capacity vector (the sum of all machines), as CORA counts containers and BPF's simulator
+// shares its cluster.
+type Cluster struct {
+	Machines []Machine
+	Pooled   bool
+}
+
+// Total returns the summed capacity of all machines.
+func (c *Cluster) Total() Vec {
+	var t Vec
+	for _, m := range c.Machines {
+		t = t.Add(m.Capacity)
+	}
+	return t
+}
+
+// Uniform returns a cluster of n identical machines spread over racks of rackSize machines.
+func Uniform(n int, capacity Vec, rackSize int) Cluster {
+	c := Cluster{Machines: make([]Machine, n)}
+	for i := range c.Machines {
+		rack := 0
+		if rackSize > 0 {
+			rack = i / rackSize
+		}
+		c.Machines[i] = Machine{Name: fmt.Sprintf("m%d", i), Capacity: capacity, Rack: fmt.Sprintf("r%d", rack)}
+	}
+	return c
+}
+
+// Features are the job attributes a runtime predictor may group history by (JamaisVu §3).
+type Features struct {
+	User           string
+	JobName        string
+	LogicalJobName string
+}
+
+// UtilityKind names a completion-time utility family.
+type UtilityKind string
+
+// Utility families from the CORA paper.
+const (
+	// UtilitySigmoid is U(t) = p / (1 + exp(μ (t - d))) with t and d in seconds (CORA eq. 11).
+	UtilitySigmoid UtilityKind = "sigmoid"
+	// UtilityLinear is U(t) = max(0, p + slope·(t - submit)) for t ≤ d and 0 after d (CORA §III-D3).
+	UtilityLinear UtilityKind = "linear"
+	// UtilityConstant is U(t) = p: a completion-time-insensitive job.
+	UtilityConstant UtilityKind = "constant"
+)
+
+// Utility is a non-increasing utility of a job's completion time.
+type Utility struct {
+	Kind     UtilityKind
+	Priority float64 // p: the utility's height
+	Decay    float64 // μ for sigmoid (per second)
+	Slope    float64 // utility per second for linear (negative)
+	Target   Time    // d: absolute target completion time
+}
+
+// Value returns the utility of completing at absolute time t for a job submitted at submit.
+func (u *Utility) Value(submit, t Time) float64 {
+	switch u.Kind {
+	case UtilitySigmoid:
+		x := u.Decay * Seconds(t-u.Target)
+		if x > 700 {
+			return 0
+		}
+		return u.Priority / (1 + math.Exp(x))
+	case UtilityLinear:
+		if t > u.Target {
+			return 0
+		}
+		return math.Max(0, u.Priority+u.Slope*Seconds(t-submit))
+	default:
+		return u.Priority
+	}
+}
+
+// Stage is a set of identical parallel tasks; it becomes runnable when all its parents finished.
+type Stage struct {
+	Name     string
+	Tasks    int32
+	Demand   Vec  // per task
+	Duration Time // true duration of each task
+	Estimate Time // the estimated task duration a scheduler sees
+	// TaskDurations optionally overrides Duration per task (len == Tasks) for traces with
+	// heterogeneous tasks.
+	TaskDurations []Time
+	Parents       []int32 // indices of stages this stage waits for
+}
+
+// TaskDuration returns the true duration of task i.
+func (s *Stage) TaskDuration(i int32) Time {
+	if s.TaskDurations != nil {
+		return s.TaskDurations[i]
+	}
+	return s.Duration
+}
+
+// Job is one submitted job: a DAG of stages plus the labels schedulers and metrics use.
+type Job struct {
+	ID       int64 // the trace's job id
+	Name     string
+	Submit   Time
+	Queue    string
+	Class    string // e.g. "slo", "be", "lq", "tq"
+	Priority int
+	Weight   float64 // fair-share weight; 0 means 1
+	Features Features
+	Deadline Time // absolute; 0 = none
+	Utility  *Utility
+	Stages   []Stage
+}
+
+// Tasks returns the total number of tasks of the job.
+func (j *Job) Tasks() int64 {
+	var n int64
+	for i := range j.Stages {
+		n += int64(j.Stages[i].Tasks)
+	}
+	return n
+}
+
+// Work returns the job's total true task-time, summed over tasks (µs).
+func (j *Job) Work() Time {
+	var w Time
+	for i := range j.Stages {
+		s := &j.Stages[i]
+		if s.TaskDurations != nil {
+			for _, d := range s.TaskDurations {
+				w += d
+			}
+			continue
+		}
+		w += Time(s.Tasks) * s.Duration
+	}
+	return w
+}
+
+// CriticalPath returns the longest chain of true (or estimated) per-task durations through the DAG:
+// the job's runtime with unlimited resources.
+func (j *Job) CriticalPath(estimated bool) Time {
+	finish := make([]Time, len(j.Stages))
+	done := make([]bool, len(j.Stages))
+	var visit func(int) Time
+	visit = func(i int) Time {
+		if done[i] {
+			return finish[i]
+		}
+		done[i] = true // DAGs are validated acyclic before use
+		var start Time
+		for _, p := range j.Stages[i].Parents {
+			if f := visit(int(p)); f > start {
+				start = f
+			}
+		}
+		s := &j.Stages[i]
+		d := s.Duration
+		if estimated {
+			d = s.Estimate
+		} else if s.TaskDurations != nil {
+			for _, x := range s.TaskDurations {
+				d = max(d, x)
+			}
+		}
+		finish[i] = start + d
+		return finish[i]
+	}
+	var cp Time
+	for i := range j.Stages {
+		cp = max(cp, visit(i))
+	}
+	return cp
+}
+
+// Workload is a set of jobs ordered by submit time, with the cluster they were profiled on.
+type Workload struct {
+	Name    string
+	Source  string   // where the data came from (file paths, generator and seed)
+	Dims    []string // names of the resource dimensions in use, e.g. ["cpu", "mem"]
+	Cluster Cluster
+	Jobs    []Job
+}
+
+// Tasks returns the number of tasks over all jobs.
+func (w *Workload) Tasks() int64 {
+	var n int64
+	for i := range w.Jobs {
+		n += w.Jobs[i].Tasks()
+	}
+	return n
+}

@@ -1,0 +1,272 @@
+package traces
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash"
+	"math"
+	"slices"
+)
+
+// ErrInvalid is wrapped by every workload validation error.
+var ErrInvalid = errors.New("traces: invalid workload")
+
+// InvalidError locates a validation failure at a job (by index and trace id), stage and field.
+type InvalidError struct {
+	Job   int   // index in Workload.Jobs, -1 for workload-level problems
+	JobID int64 // the trace's id
+	Stage int   // -1 when the problem is not in a stage
+	Field string
+	Msg   string
+}
+
+func (e *InvalidError) Error() string {
+	switch {
+	case e.Job < 0:
+		return fmt.Sprintf("traces: workload: %s: %s", e.Field, e.Msg)
+	case e.Stage < 0:
+		return fmt.Sprintf("traces: job %d (id %d): %s: %s", e.Job, e.JobID, e.Field, e.Msg)
+	default:
+		return fmt.Sprintf("traces: job %d (id %d) stage %d: %s: %s", e.Job, e.JobID, e.Stage, e.Field, e.Msg)
+	}
+}
+
+func (e *InvalidError) Unwrap() error { return ErrInvalid }
+
+// SortJobs orders jobs by (submit time, trace id), stably.
+func (w *Workload) SortJobs() {
+	slices.SortStableFunc(w.Jobs, func(a, b Job) int {
+		if a.Submit != b.Submit {
+			if a.Submit < b.Submit {
+				return -1
+			}
+			return 1
+		}
+		switch {
+		case a.ID < b.ID:
+			return -1
+		case a.ID > b.ID:
+			return 1
+		}
+		return 0
+	})
+}
+
+// Validate checks everything the engine relies on: jobs sorted by submit time, non-negative
+// times, stages with at least one task, positive durations, demands that fit on some machine,
+// parents in range and an acyclic DAG. The first problem found is returned as an *InvalidError.
+func (w *Workload) Validate() error {
+	if len(w.Dims) == 0 || len(w.Dims) > MaxDims {
+		return &InvalidError{Job: -1, Field: "dims", Msg: fmt.Sprintf("need 1..%d resource dimensions, have %d", MaxDims, len(w.Dims))}
+	}
+	if len(w.Cluster.Machines) == 0 {
+		return &InvalidError{Job: -1, Field: "cluster", Msg: "no machines"}
+	}
+	var largest Vec
+	for i, m := range w.Cluster.Machines {
+		if m.Capacity.AnyNegative() {
+			return &InvalidError{Job: -1, Field: fmt.Sprintf("cluster.machines[%d].capacity", i), Msg: "negative"}
+		}
+		for d := range largest {
+			largest[d] = max(largest[d], m.Capacity[d])
+		}
+	}
+	if w.Cluster.Pooled {
+		largest = w.Cluster.Total()
+	}
+	var prev Time = math.MinInt64
+	for ji := range w.Jobs {
+		j := &w.Jobs[ji]
+		bad := func(stage int, field, format string, args ...any) error {
+			return &InvalidError{Job: ji, JobID: j.ID, Stage: stage, Field: field, Msg: fmt.Sprintf(format, args...)}
+		}
+		if j.Submit < 0 {
+			return bad(-1, "submit", "negative time %d", j.Submit)
+		}
+		if j.Submit < prev {
+			return bad(-1, "submit", "jobs not sorted by submit time (%d after %d)", j.Submit, prev)
+		}
+		prev = j.Submit
+		if j.Deadline != 0 && j.Deadline < j.Submit {
+			return bad(-1, "deadline", "%d before submit %d", j.Deadline, j.Submit)
+		}
+		if j.Weight < 0 || math.IsNaN(j.Weight) || math.IsInf(j.Weight, 0) {
+			return bad(-1, "weight", "must be a finite number ≥ 0, got %v", j.Weight)
+		}
+		if len(j.Stages) == 0 {
+			return bad(-1, "stages", "job has no stages")
+		}
+		for si := range j.Stages {
+			s := &j.Stages[si]
+			if s.Tasks <= 0 {
+				return bad(si, "tasks", "must be positive, got %d", s.Tasks)
+			}
+			if s.Duration <= 0 && s.TaskDurations == nil {
+				return bad(si, "duration", "must be positive, got %d", s.Duration)
+			}
+			if s.TaskDurations != nil {
+				if len(s.TaskDurations) != int(s.Tasks) {
+					return bad(si, "task_durations", "%d durations for %d tasks", len(s.TaskDurations), s.Tasks)
+				}
+				for ti, d := range s.TaskDurations {
+					if d <= 0 {
+						return bad(si, "task_durations", "task %d: must be positive, got %d", ti, d)
+					}
+				}
+			}
+			if s.Estimate < 0 {
+				return bad(si, "estimate", "negative: %d", s.Estimate)
+			}
+			if s.Demand.AnyNegative() {
+				return bad(si, "demand", "negative: %v", s.Demand.Format(len(w.Dims)))
+			}
+			if s.Demand.IsZero() {
+				return bad(si, "demand", "all dimensions zero")
+			}
+			if !s.Demand.Fits(largest) {
+				return bad(si, "demand", "%s fits on no machine (largest %s)", s.Demand.Format(len(w.Dims)), largest.Format(len(w.Dims)))
+			}
+			for _, p := range s.Parents {
+				if p < 0 || int(p) >= len(j.Stages) {
+					return bad(si, "parents", "parent %d out of range (job has %d stages)", p, len(j.Stages))
+				}
+				if int(p) == si {
+					return bad(si, "parents", "stage depends on itself")
+				}
+			}
+		}
+		if cyc := cycle(j); cyc >= 0 {
+			return bad(cyc, "parents", "dependency cycle through stage %q", j.Stages[cyc].Name)
+		}
+	}
+	return nil
+}
+
+// cycle returns a stage on a dependency cycle, or -1 if the DAG is acyclic.
+func cycle(j *Job) int {
+	const (
+		white = iota
+		grey
+		black
+	)
+	color := make([]uint8, len(j.Stages))
+	// Iterative DFS so deep chains cannot overflow the stack.
+	type frame struct{ s, next int }
+	for root := range j.Stages {
+		if color[root] != white {
+			continue
+		}
+		stack := []frame{{root, 0}}
+		color[root] = grey
+		for len(stack) > 0 {
+			top := &stack[len(stack)-1]
+			parents := j.Stages[top.s].Parents
+			if top.next == len(parents) {
+				color[top.s] = black
+				stack = stack[:len(stack)-1]
+				continue
+			}
+			p := int(parents[top.next])
+			top.next++
+			switch color[p] {
+			case grey:
+				return p
+			case white:
+				color[p] = grey
+				stack = append(stack, frame{p, 0})
+			}
+		}
+	}
+	return -1
+}
+
+// Hash returns a hex SHA-256 over the workload's content (cluster, dims and every job field the
+// replay reads), independent of its name and source. Results record it as provenance, and the
+// sweep cache keys cells on it.
+func (w *Workload) Hash() string {
+	h := sha256.New()
+	var buf [8]byte
+	i64 := func(x int64) {
+		binary.LittleEndian.PutUint64(buf[:], uint64(x))
+		h.Write(buf[:])
+	}
+	f64 := func(x float64) { i64(int64(math.Float64bits(x))) }
+	str := func(s string) {
+		i64(int64(len(s)))
+		h.Write([]byte(s))
+	}
+	vec := func(v Vec) {
+		for _, x := range v {
+			i64(x)
+		}
+	}
+	i64(int64(len(w.Dims)))
+	for _, d := range w.Dims {
+		str(d)
+	}
+	i64(int64(len(w.Cluster.Machines)))
+	if w.Cluster.Pooled {
+		i64(1)
+	} else {
+		i64(0)
+	}
+	for _, m := range w.Cluster.Machines {
+		str(m.Name)
+		vec(m.Capacity)
+		str(m.Rack)
+		str(m.Platform)
+		if m.GPU {
+			i64(1)
+		} else {
+			i64(0)
+		}
+	}
+	i64(int64(len(w.Jobs)))
+	for ji := range w.Jobs {
+		hashJob(h, &w.Jobs[ji], i64, f64, str, vec)
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+func hashJob(h hash.Hash, j *Job, i64 func(int64), f64 func(float64), str func(string), vec func(Vec)) {
+	i64(j.ID)
+	str(j.Name)
+	i64(j.Submit)
+	str(j.Queue)
+	str(j.Class)
+	i64(int64(j.Priority))
+	f64(j.Weight)
+	str(j.Features.User)
+	str(j.Features.JobName)
+	str(j.Features.LogicalJobName)
+	i64(j.Deadline)
+	if u := j.Utility; u != nil {
+		str(string(u.Kind))
+		f64(u.Priority)
+		f64(u.Decay)
+		f64(u.Slope)
+		i64(u.Target)
+	} else {
+		str("")
+	}
+	i64(int64(len(j.Stages)))
+	for si := range j.Stages {
+		s := &j.Stages[si]
+		str(s.Name)
+		i64(int64(s.Tasks))
+		vec(s.Demand)
+		i64(s.Duration)
+		i64(s.Estimate)
+		i64(int64(len(s.TaskDurations)))
+		for _, d := range s.TaskDurations {
+			i64(d)
+		}
+		i64(int64(len(s.Parents)))
+		for _, p := range s.Parents {
+			i64(int64(p))
+		}
+	}
+}
