@@ -6,6 +6,7 @@
 package experiments
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -26,7 +27,9 @@ type Key struct {
 
 // Keys lists every configuration key with its default, in the order README.md documents them.
 // policy.params.* keys are free-form and checked by the chosen policy.
-var Keys = []Key{
+var Keys = append(baseKeys, workloadKeys()...)
+
+var baseKeys = []Key{
 	{"seed", int64(1), "experiment seed; every random draw derives from it and a component name"},
 	{"workload.name", "tpch-fb", "an embedded workload name, or a path to a canonical .parquet/.arrow file or a Carbyne/BoPF .txt DAG file"},
 	{"workload.machines", 0, "override the cluster size (identical machines of the workload's machine capacity); 0 keeps the workload's cluster"},
@@ -52,11 +55,17 @@ type Config struct {
 	Metrics  MetricsConfig
 }
 
-// WorkloadConfig selects and adjusts the workload.
+// WorkloadConfig selects, generates and shapes the workload. It is comparable, so sweeps can
+// key loaded workloads on it.
 type WorkloadConfig struct {
-	Name     string
-	Machines int
-	Pooled   bool
+	Name      string
+	Machines  int
+	Pooled    bool
+	Generator string // "" reads Name; else a generator (bpf, cora, jamaisvu)
+	// Seed is the experiment seed: generators and random shaping steps draw from it.
+	Seed int64
+	// Settings is the canonical JSON of every shaping key and the generator's keys.
+	Settings string
 }
 
 // PolicyConfig selects and configures the policy.
@@ -230,6 +239,10 @@ func Resolve(v *viper.Viper) (Config, error) {
 	if err != nil {
 		return Config{}, err
 	}
+	c.Workload.Seed = c.Seed
+	if err := resolveWorkloadSettings(v, &c.Workload); err != nil {
+		return Config{}, err
+	}
 	if c.Workload.Name == "" {
 		return Config{}, configErr("workload.name: empty")
 	}
@@ -255,11 +268,22 @@ func (c Config) Map() map[string]any {
 	if order == nil {
 		order = []string{}
 	}
+	workload := map[string]any{
+		"name": c.Workload.Name, "machines": c.Workload.Machines, "pooled": c.Workload.Pooled,
+		"generator": c.Workload.Generator,
+	}
+	var ws workloadSettings
+	if err := json.Unmarshal([]byte(c.Workload.Settings), &ws); err == nil {
+		for k, v := range ws.Shape {
+			workload[k] = v
+		}
+		if c.Workload.Generator != "" {
+			workload[c.Workload.Generator] = ws.Generator
+		}
+	}
 	return map[string]any{
-		"seed": c.Seed,
-		"workload": map[string]any{
-			"name": c.Workload.Name, "machines": c.Workload.Machines, "pooled": c.Workload.Pooled,
-		},
+		"seed":     c.Seed,
+		"workload": workload,
 		"policy": map[string]any{
 			"name": c.Policy.Name, "level": c.Policy.Level, "backfill": c.Policy.Backfill,
 			"class_order": order, "params": params,

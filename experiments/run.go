@@ -11,9 +11,6 @@ import (
 	"github.com/schedlab/schedlab/policies/builtin"
 	"github.com/schedlab/schedlab/replay"
 	"github.com/schedlab/schedlab/traces"
-	wbuiltin "github.com/schedlab/schedlab/traces/builtin"
-	"github.com/schedlab/schedlab/traces/canonical"
-	"github.com/schedlab/schedlab/traces/tpcdag"
 )
 
 // Version is schedlab's version, recorded in every result's provenance and in sweep cache keys.
@@ -38,40 +35,6 @@ type EngineStats struct {
 	SchedulingCalls int64   `json:"scheduling_calls"`
 	Starts          int64   `json:"starts"`
 	Preemptions     int64   `json:"preemptions"`
-}
-
-// LoadWorkload resolves workload.name: an embedded workload, a canonical .parquet/.arrow file, or
-// a Carbyne/BoPF stage-DAG .txt file; then applies workload.machines.
-func LoadWorkload(c WorkloadConfig) (*traces.Workload, error) {
-	var w *traces.Workload
-	var err error
-	switch {
-	case wbuiltin.Has(c.Name):
-		w, err = wbuiltin.Load(c.Name)
-	case strings.HasSuffix(c.Name, ".parquet") || strings.HasSuffix(c.Name, ".arrow"):
-		w, err = canonical.Read(c.Name)
-	case strings.HasSuffix(c.Name, ".txt"):
-		w, err = tpcdag.ReadFile(c.Name, tpcdag.Options{})
-	default:
-		if _, statErr := os.Stat(c.Name); statErr != nil {
-			return nil, configErr("workload.name: %q is neither an embedded workload (%s) nor a readable file", c.Name, strings.Join(wbuiltin.Names(), ", "))
-		}
-		return nil, configErr("workload.name: %q: unknown file type (want .parquet or .arrow from `schedlab trace import`, or a .txt stage-DAG file)", c.Name)
-	}
-	if err != nil {
-		return nil, err
-	}
-	if c.Machines > 0 {
-		capacity := w.Cluster.Machines[0].Capacity
-		w.Cluster.Machines = traces.Uniform(c.Machines, capacity, 0).Machines
-	}
-	if c.Pooled {
-		w.Cluster.Pooled = true
-	}
-	if err := w.Validate(); err != nil {
-		return nil, fmt.Errorf("workload %s: %w", c.Name, err)
-	}
-	return w, nil
 }
 
 // NewPolicy builds the configured policy from the built-in registry.

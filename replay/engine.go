@@ -153,19 +153,21 @@ type Engine struct {
 	heap    eventHeap
 	nextArr int // index of the next job to arrive
 
-	epoch   uint64
-	changed []policies.JobID
-	active  []policies.JobID
-	nActive int
-	dirty   bool
-	plan    policies.Plan
-	buf     []int32
-	runBuf  []policies.RunningTask
+	epoch       uint64
+	changed     []policies.JobID
+	changedMach []int32
+	machEpoch   []uint64
+	active      []policies.JobID
+	nActive     int
+	dirty       bool
+	plan        policies.Plan
+	buf         []int32
+	runBuf      []policies.RunningTask
 
 	stats      Stats
 	m          *meter
 	lastFinish traces.Time
-	ran   bool
+	ran        bool
 }
 
 // Stats counts what the engine did.
@@ -201,6 +203,7 @@ func New(w *traces.Workload, p policies.Policy, cfg Config) (*Engine, error) {
 	}
 	e.freeSum = e.cap
 	e.fit = newFitIndex(e.free)
+	e.machEpoch = make([]uint64, len(e.mach))
 
 	queueIdx := map[string]int{}
 	e.jobs = make([]jobRT, len(w.Jobs))
@@ -370,6 +373,14 @@ func (e *Engine) log(l LogEntry) {
 	}
 }
 
+// machineChanged records that machine m's free capacity changes now (ChangedMachines).
+func (e *Engine) machineChanged(m int32) {
+	if e.machEpoch[m] != e.epoch+1 {
+		e.machEpoch[m] = e.epoch + 1
+		e.changedMach = append(e.changedMach, m)
+	}
+}
+
 func (e *Engine) markChanged(j int32) {
 	jr := &e.jobs[j]
 	if jr.changedEpoch != e.epoch+1 {
@@ -461,6 +472,7 @@ func (e *Engine) finish(ev *event) error {
 }
 
 func (e *Engine) release(m int32, d traces.Vec) {
+	e.machineChanged(m)
 	e.free[m] = e.free[m].Add(d)
 	e.freeSum = e.freeSum.Add(d)
 	e.fit.set(int(m), e.free[m])
@@ -476,6 +488,7 @@ func (e *Engine) schedule() error {
 	// at the next scheduling point.
 	e.epoch++
 	e.changed = e.changed[:0]
+	e.changedMach = e.changedMach[:0]
 	e.dirty = false
 	for i, p := range e.plan.Preempts {
 		if err := e.preempt(i, p); err != nil {
@@ -576,6 +589,7 @@ func (e *Engine) start(i int, s policies.Start) error {
 	if jr.firstStart < 0 {
 		jr.firstStart = e.now
 	}
+	e.machineChanged(s.Machine)
 	e.free[s.Machine] = e.free[s.Machine].Sub(need)
 	e.freeSum = e.freeSum.Sub(need)
 	e.fit.set(int(s.Machine), e.free[s.Machine])

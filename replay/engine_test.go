@@ -149,3 +149,11 @@ func TestUsageSeries(t *testing.T) {
 		t.Errorf("dominant share %v utilization %v, want 1 and 1", s.QueueDominantShare, s.Utilization)
 	}
 }
+
+func TestEngineReportsMachineChanges(t *testing.T) {
+	var _ baselineMachineChanges = (*Engine)(nil)
+}
+
+// baselineMachineChanges mirrors policies/baseline.MachineChanges (not imported here to keep the
+// test inside package replay); the compile-time check above keeps the engine implementing it.
+type baselineMachineChanges interface{ ChangedMachines() []int32 }

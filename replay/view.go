@@ -109,3 +109,8 @@ func (e *Engine) Active() []policies.JobID {
 
 // Changed implements policies.View.
 func (e *Engine) Changed() []policies.JobID { return e.changed }
+
+// ChangedMachines lists, once each, the machines whose free capacity changed since the previous
+// Schedule call (the optional ability policies/baseline.MachineChanges), so policies that mirror
+// free capacity re-read only those.
+func (e *Engine) ChangedMachines() []int32 { return e.changedMach }

@@ -126,3 +126,31 @@ func TestVersion(t *testing.T) {
 		t.Fatalf("exit %d, %q", code, out)
 	}
 }
+
+// TestREADMEConfigTable keeps README.md's configuration table equal to `schedlab config keys`
+// (go test ./cmd/schedlab -update rewrites it).
+func TestREADMEConfigTable(t *testing.T) {
+	const begin, end = "<!-- keys:begin", "<!-- keys:end -->"
+	path := filepath.Join("..", "..", "README.md")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(b)
+	i, j := strings.Index(s, begin), strings.Index(s, end)
+	if i < 0 || j < i {
+		t.Fatalf("README.md lacks the %s … %s markers", begin, end)
+	}
+	i += strings.Index(s[i:], "\n") + 1
+	want := KeysTable()
+	if s[i:j] == want {
+		return
+	}
+	if *update {
+		if err := os.WriteFile(path, []byte(s[:i]+want+s[j:]), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	t.Error("README.md's configuration table is stale; run go test ./cmd/schedlab -update")
+}

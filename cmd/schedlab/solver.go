@@ -15,7 +15,7 @@ func newSolverCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "solver",
 		Short: "Check or install the in-process HiGHS LP/MILP solver (WebAssembly under wazero)",
-		Long: "Solver-backed policies run HiGHS " + "in-process: npm " + solver.NpmPackage +
+		Long: "Solver-backed policies run HiGHS in-process: npm " + solver.NpmPackage +
 			"'s highs.wasm (MIT licence) under wazero, pure Go.\n" +
 			"`install` fetches and verifies highs.wasm; `check` solves a built-in LP and MILP.",
 	}

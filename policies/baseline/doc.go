@@ -60,13 +60,21 @@
 //
 // Policies are instantiated once per run and keep state across scheduling points: an indexed
 // binary heap of entities (positions indexed by JobID or queue) updated from View.Changed, and
-// per-job records. A scheduling point costs O((tasks started + jobs changed) · log n) plus,
-// with several machines, O(log machines) per placement; the free capacity of every machine is
-// mirrored in a segment tree that is corrected by re-reading the machines of jobs whose tasks
-// finished, and re-read in full only when capacity came back elsewhere (a preempted task's
-// delayed release). Preemption gathers and sorts the running tasks of lower classes, so it costs
-// O(r log r) in their number r, paid only when a higher-class job is blocked with nothing held.
-// Schedule does not allocate in the steady state.
+// per-job records. A scheduling point costs O((tasks started + jobs changed) · log n) and does
+// not allocate in the steady state. A blocked job's smallest demand is remembered until the job
+// changes, so finding that the head of the order is still blocked usually costs no View calls.
+//
+// The View reports free capacity as it was before the plan, so the policies subtract their own
+// planned starts. With several machines they mirror every machine's free capacity in a segment
+// tree (O(log machines) per placement) and keep it in step with the View: through the optional
+// MachineChanges ability when the View has it, at O(changed machines · log machines) per
+// scheduling point; otherwise by re-reading the machines that jobs with finished tasks ran on
+// (up to all machines when one job spans the cluster). Either way, if the total free capacity
+// then disagrees with View.FreeTotal (capacity came back where no changed job ran, such as a
+// preempted task's delayed release), every machine is re-read.
+//
+// Preemption gathers and sorts the running tasks of lower classes, so it costs O(r log r) in
+// their number r, paid only when a higher-class job is blocked and holds nothing.
 //
 // The policies assume each plan they return is applied, as the engine does; jobs a plan started
 // tasks for are re-read at the next scheduling point, so a plan that was dropped leaves no

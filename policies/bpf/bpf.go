@@ -206,6 +206,7 @@ func (b *BPF) advance(q *queue, now traces.Time) {
 		q.burst = n
 		br := q.contract.Burst(n)
 		q.capVec = br.Demand
+		q.onEnd = br.End()
 		for k := range q.budget {
 			q.budget[k] = float64(br.Demand[k]) * float64(br.Duration)
 			q.charged[k] = 0
@@ -223,14 +224,18 @@ func (b *BPF) advance(q *queue, now traces.Time) {
 func (b *BPF) fill(v policies.View, p *policies.Plan) error {
 	c := &b.c
 	now := v.Now()
-	var committed traces.Vec // Σ d_j(n) over hard queues whose guarantee applies now
+	// committed is Σ_{j∈H} d_j(t): the demand of the hard queues in their ON periods
+	// [T_j(n), T_j(n)+t_j(n)) whose budget is not yet consumed.
+	var committed traces.Vec
 	b.buf = b.buf[:0]
 	for _, q := range b.hard {
 		b.advance(q, now)
 		if !q.gActive {
 			continue
 		}
-		committed = committed.Add(q.capVec)
+		if now < q.onEnd {
+			committed = committed.Add(q.capVec)
+		}
 		if _, ok := c.head(q); ok {
 			b.buf = append(b.buf, q)
 		}
@@ -244,7 +249,7 @@ func (b *BPF) fill(v policies.View, p *policies.Plan) error {
 			return err
 		}
 	}
-	// Soft: the uncommitted capacity C − Σ_H d_j(t), less what soft queues already hold, by
+	// Soft: the uncommitted capacity C − Σ_{j∈H} d_j(t), less what soft queues already hold, by
 	// shortest remaining (estimated) work first.
 	pool := c.capacity.Sub(committed)
 	b.buf = b.buf[:0]

@@ -100,6 +100,7 @@ type queue struct {
 	burst    int  // burst whose accounting is current, -1 before the first
 	gActive  bool // a guarantee applies now
 	capVec   traces.Vec
+	onEnd    traces.Time // end of the current burst's ON period, T(n)+t(n)
 	budget   [traces.MaxDims]float64 // d·t, units·µs
 	charged  [traces.MaxDims]float64 // demand × estimate of tasks started under the guarantee
 

@@ -246,3 +246,77 @@ func TestFirstFitFindsTheLowestMachineWithRoom(t *testing.T) {
 		})
 	}
 }
+
+func TestChangedMachinesListsEachChangedMachineOnce(t *testing.T) {
+	f := twoJobs(t)
+	f.ClearChanged()
+	if err := f.Apply(&policies.Plan{Starts: []policies.Start{{Job: 1, Machine: 1, Count: 1}, {Job: 0, Machine: 0, Count: 1}, {Job: 0, Machine: 1, Count: 1}}}); err != nil {
+		t.Fatal(err)
+	}
+	if got := f.ChangedMachines(); !slices.Equal(got, []int32{1, 0}) {
+		t.Errorf("ChangedMachines = %v, want [1 0]", got)
+	}
+	f.ClearChanged()
+	if err := f.FinishTask(policies.TaskRef{Job: 0, Task: 0}); err != nil {
+		t.Fatal(err)
+	}
+	if got := f.ChangedMachines(); !slices.Equal(got, []int32{0}) {
+		t.Errorf("ChangedMachines after a finish = %v, want [0]", got)
+	}
+	if _, ok := WithoutMachineChanges(f).(interface{ ChangedMachines() []int32 }); ok {
+		t.Errorf("WithoutMachineChanges still offers ChangedMachines")
+	}
+}
+
+// recorder is a policy that remembers the View it was given.
+type recorder struct{ seen policies.View }
+
+func (r *recorder) Name() string { return "recorder" }
+
+func (r *recorder) Schedule(v policies.View, _ *policies.Plan) error { r.seen = v; return nil }
+
+func TestScheduleHidesMachineChangesOnRequest(t *testing.T) {
+	for _, hide := range []bool{false, true} {
+		name := "Schedule offers ChangedMachines by default"
+		if hide {
+			name = "Schedule hides ChangedMachines when HideMachineChanges is set"
+		}
+		t.Run(name, func(t *testing.T) {
+			f := twoJobs(t)
+			f.HideMachineChanges = hide
+			var r recorder
+			if _, err := f.Schedule(&r); err != nil {
+				t.Fatal(err)
+			}
+			if _, ok := r.seen.(interface{ ChangedMachines() []int32 }); ok == hide {
+				t.Errorf("ChangedMachines offered: %t", ok)
+			}
+			if len(f.Changed()) != 0 {
+				t.Errorf("Schedule left the Changed list at %v", f.Changed())
+			}
+		})
+	}
+}
+
+func TestFinishTakesTasksInStartOrder(t *testing.T) {
+	f := twoJobs(t)
+	if err := f.Apply(&policies.Plan{Starts: []policies.Start{{Job: 1, Machine: 0, Count: 1}}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Advance(6); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Apply(&policies.Plan{Starts: []policies.Start{{Job: 1, Machine: 1, Count: 2}}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Finish(1, 0, 2); err != nil {
+		t.Fatal(err)
+	}
+	got := f.RunningTasks(1)
+	if len(got) != 1 || got[0].Task != 2 || got[0].Start != 6 {
+		t.Errorf("running after finishing two = %+v, want task 2 started at 6", got)
+	}
+	if f.Free(0) != cpu(2) || f.Free(1) != cpu(1) {
+		t.Errorf("free = %v %v, want machine 0 empty and one task on machine 1", f.Free(0), f.Free(1))
+	}
+}

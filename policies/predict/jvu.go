@@ -2,6 +2,7 @@ package predict
 
 import (
 	"math"
+	"slices"
 
 	"github.com/schedlab/schedlab/traces"
 )
@@ -57,19 +58,32 @@ type slot struct {
 // group is the state of one feature value: its raw history, its median-filtered history (with
 // the median filter), the score of each of its estimator pairs, and the running mean and
 // variance (Welford) the outlier test uses.
+//
+// To keep the many short-lived groups small, two parts are allocated only when needed: scores
+// at the group's first scored prediction (before it every score is "unscored"), and filt at
+// its first outlier (before it the filtered history equals the raw one, so filtered
+// candidates read raw).
 type group struct {
 	raw      history
-	filt     *history
-	scores   []score // index e*nVar + v
+	filt     *history // nil: identical to raw so far
+	scores   []score  // index e*nVar + v; nil: nothing scored yet
 	mean, m2 float64
 	outliers int64
+}
+
+// filtered returns the group's median-filtered history.
+func (g *group) filtered() *history {
+	if g.filt != nil {
+		return g.filt
+	}
+	return &g.raw
 }
 
 // valueGroups holds the groups of one primary feature value: the value's own group and, with
 // secondary features, its refinements by each secondary feature's discretized value.
 type valueGroups struct {
 	g   *group
-	sec [3]bucketGroups // indexed by secondary-1
+	sec *[3]bucketGroups // indexed by secondary-1; nil until a refined group exists
 }
 
 // bucketGroups maps a discretized secondary value to its group: a short list scanned linearly,
@@ -155,10 +169,9 @@ type JVu struct {
 	free    []*pendingJob
 	ignored int64
 
-	// Slabs from which groups are carved, so that a group costs no allocation of its own.
+	// Slabs from which groups and scores are carved, so that they cost no allocation each.
 	groupSlab []group
 	scoreSlab []score
-	histSlab  []history
 }
 
 var _ Predictor = (*JVu)(nil)
@@ -316,6 +329,12 @@ func (p *JVu) lookup(j *Job, s int, v *valueGroups, known, create bool) (g *grou
 	if v == nil {
 		return nil, true
 	}
+	if v.sec == nil {
+		if !create {
+			return nil, true
+		}
+		v.sec = new([3]bucketGroups)
+	}
 	bg := &v.sec[sl.sec-1]
 	g = bg.get(b)
 	if g == nil && create {
@@ -331,22 +350,35 @@ func (p *JVu) newGroup() *group {
 	}
 	g := &p.groupSlab[0]
 	p.groupSlab = p.groupSlab[1:]
-	n := len(p.ests) * p.nVar
-	if len(p.scoreSlab) < n {
-		p.scoreSlab = make([]score, 1024*n)
-	}
-	g.scores = p.scoreSlab[:n:n]
-	p.scoreSlab = p.scoreSlab[n:]
 	g.raw.useMed = p.rawMedian
-	if p.nVar == 2 {
-		if len(p.histSlab) == 0 {
-			p.histSlab = make([]history, 1024)
-		}
-		g.filt = &p.histSlab[0]
-		p.histSlab = p.histSlab[1:]
-		g.filt.useMed = p.filtMedian
-	}
 	return g
+}
+
+// scoresOf returns g's scores, allocating them (from a slab) on first use.
+func (p *JVu) scoresOf(g *group) []score {
+	if g.scores == nil {
+		n := len(p.ests) * p.nVar
+		if len(p.scoreSlab) < n {
+			p.scoreSlab = make([]score, 1024*n)
+		}
+		g.scores = p.scoreSlab[:n:n]
+		p.scoreSlab = p.scoreSlab[n:]
+	}
+	return g.scores
+}
+
+// splitFilter gives g a filtered history of its own, a copy of the raw one, before the
+// first outlier makes them differ.
+func (p *JVu) splitFilter(g *group) {
+	f := g.raw
+	f.useMed = p.filtMedian
+	if f.useMed {
+		f.med = medianHeap{lo: slices.Clone(g.raw.med.lo), hi: slices.Clone(g.raw.med.hi)}
+	} else {
+		f.med, f.medVal = medianHeap{}, 0
+	}
+	f.ring = slices.Clone(g.raw.ring)
+	g.filt = &f
 }
 
 // Detail receives, from PredictDetail, every candidate a prediction considered.
@@ -385,12 +417,15 @@ func (p *JVu) consider(s int, g *group, preds []float64, c *choice) {
 		for v := 0; v < p.nVar; v++ {
 			h := &g.raw
 			if v == 1 {
-				h = g.filt
+				h = g.filtered()
 			}
 			i := base + e*p.nVar + v
 			preds[i] = h.estimate(est)
 			if c.first < 0 {
 				c.first = i
+			}
+			if g.scores == nil {
+				continue
 			}
 			if sc := g.scores[e*p.nVar+v].nrmse(); sc < c.score { // false for NaN
 				c.scored, c.score = i, sc
@@ -503,9 +538,9 @@ func (p *JVu) ObserveJob(j *Job, runtime traces.Time) {
 			}
 		}
 		if had {
-			for i := range g.scores {
-				if v := pj.preds[s*perSlot+i]; !math.IsNaN(v) {
-					g.scores[i].add(v, x)
+			for i, v := range pj.preds[s*perSlot : (s+1)*perSlot] {
+				if !math.IsNaN(v) {
+					p.scoresOf(g)[i].add(v, x)
 				}
 			}
 		}
@@ -517,17 +552,23 @@ func (p *JVu) ObserveJob(j *Job, runtime traces.Time) {
 // (x, or the history's median when x is an outlier), the raw history and the running moments.
 func (p *JVu) add(g *group, x int64) {
 	xf := float64(x)
-	filtered := x
+	outlier := false
 	if n := g.raw.n; n >= MinOutlierHistory {
 		if sd := math.Sqrt(g.m2 / float64(n)); math.Abs(xf-g.mean) > p.opts.OutlierSigmas*sd {
+			outlier = true
 			g.outliers++
-			if g.filt != nil {
-				filtered = int64(math.Round(g.raw.medVal))
-			}
 		}
 	}
-	if g.filt != nil {
-		g.filt.add(filtered, p.opts.Alpha, p.opts.RecentN)
+	if p.nVar == 2 {
+		switch {
+		case outlier:
+			if g.filt == nil {
+				p.splitFilter(g)
+			}
+			g.filt.add(int64(math.Round(g.raw.medVal)), p.opts.Alpha, p.opts.RecentN)
+		case g.filt != nil:
+			g.filt.add(x, p.opts.Alpha, p.opts.RecentN)
+		}
 	}
 	g.raw.add(x, p.opts.Alpha, p.opts.RecentN)
 	delta := xf - g.mean
@@ -633,6 +674,9 @@ func (p *JVu) Stats() Stats {
 			continue
 		}
 		for _, v := range p.values[sl.primary] {
+			if v.sec == nil {
+				continue
+			}
 			bg := &v.sec[sl.sec-1]
 			for _, e := range bg.list {
 				count(&st.Slots[s], e.g)

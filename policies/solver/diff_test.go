@@ -123,7 +123,10 @@ func TestDifferentialLPvsGonum(t *testing.T) {
 	s := newTestSolver(t)
 	ctx := context.Background()
 	rng := rand.New(rand.NewPCG(2024, 1))
-	const cases = 300
+	cases := 300
+	if testing.Short() {
+		cases = 60
+	}
 	counts := map[Status]int{}
 	skipped := 0
 	for k := 0; k < cases; k++ {
@@ -244,7 +247,10 @@ func TestDifferential01MILPvsEnumeration(t *testing.T) {
 	s := newTestSolver(t)
 	ctx := context.Background()
 	rng := rand.New(rand.NewPCG(7, 99))
-	const cases = 300
+	cases := 300
+	if testing.Short() {
+		cases = 60
+	}
 	feasibleCases := 0
 	for k := 0; k < cases; k++ {
 		m, best, feasible := newRandom01MILP(rng)

@@ -49,8 +49,8 @@
 //	// res.Status, res.Objective, res.Values, res.Stats
 //
 // Infeasible, unbounded and limit outcomes are statuses, not errors;
-// errors are typed (ErrAborted, ErrInvalidModel, ErrSolverFailed,
-// ErrWasmNotFound, context errors) and start with "solver: ". Threads is 1
+// errors are typed (ErrAborted, ErrInvalidModel, ErrInvalidOption,
+// ErrSolverFailed, ErrWasmNotFound, context errors) and start with "solver: ". Threads is 1
 // and the random seed 0 by default, so equal models and options give equal
 // solutions. Options.WarmStart passes a previous basis (LPs) or solution
 // (MIPs) for the repeated solves of a scheduler; Options.DumpDir and

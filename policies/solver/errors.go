@@ -26,6 +26,9 @@ var (
 	ErrSolverFailed = errors.New("HiGHS reported an error")
 	// ErrClosed means the Solver or Pool was closed.
 	ErrClosed = errors.New("closed")
+	// ErrInvalidOption means an Options field is out of range (negative
+	// MIPGap, RandomSeed beyond int32, ...).
+	ErrInvalidOption = errors.New("invalid option")
 	// ErrUnsupported means an option this build cannot honour (for example
 	// Threads > 1: the WebAssembly build is single-threaded).
 	ErrUnsupported = errors.New("unsupported option")

@@ -22,16 +22,17 @@ func TestSearchPathOrder(t *testing.T) {
 	if !ok {
 		t.Fatal("RepoRoot not found from the package directory")
 	}
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		t.Fatal(err)
+	}
 	want := []string{
 		"/nonexistent/custom.wasm",
 		filepath.Join(root, "third_party", "highs", "highs.wasm"),
-		"/tmp/xdg-test-cache/schedlab/highs/highs.wasm",
+		filepath.Join(cache, "schedlab", "highs", "highs.wasm"),
 	}
 	if strings.Join(paths, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("SearchPath() = %q, want %q", paths, want)
-	}
-	if _, err := os.Stat(filepath.Join(root, "go.mod")); err != nil {
-		t.Fatal(err)
 	}
 }
 

@@ -155,7 +155,7 @@ func (in *instance) setBaseOptions(ctx context.Context) error {
 	if err := in.setBoolOption(ctx, "output_flag", false); err != nil {
 		return err
 	}
-	in.applied = appliedOptions{output: false, threads: 1}
+	in.applied = appliedOptions{}
 	return nil
 }
 

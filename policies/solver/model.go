@@ -191,7 +191,8 @@ func (m *Model) SetBounds(v Var, lb, ub float64) {
 	m.lower[v], m.upper[v] = lb, ub
 }
 
-// VarInfo returns the bounds, cost, kind and name of v.
+// VarInfo returns the bounds, cost, kind and name of v; it panics if v is
+// not a variable of m.
 func (m *Model) VarInfo(v Var) (lb, ub, cost float64, t VarType, name string) {
 	if int(v) < len(m.vnames) {
 		name = m.vnames[v]
@@ -263,8 +264,8 @@ func (m *Model) SetRowBounds(r Row, lb, ub float64) {
 	m.rlower[r], m.rupper[r] = lb, ub
 }
 
-// RowInfo returns the bounds, name and terms of r. The returned slices
-// alias the model and must not be modified.
+// RowInfo returns the bounds, name and terms of r; it panics if r is not a
+// row of m. The returned slices alias the model and must not be modified.
 func (m *Model) RowInfo(r Row) (lb, ub float64, vars []int32, coefs []float64, name string) {
 	if int(r) < len(m.rnames) {
 		name = m.rnames[r]
@@ -273,8 +274,9 @@ func (m *Model) RowInfo(r Row) (lb, ub float64, vars []int32, coefs []float64, n
 	return m.rlower[r], m.rupper[r], m.rindex[s:e], m.rvalue[s:e], name
 }
 
-// Eval returns the objective value of x (len NumVars) and its largest
-// violation of a bound, a row or integrality (0 when x is feasible).
+// Eval returns the objective value of x (len NumVars, else it panics) and
+// its largest violation of a bound, a row or integrality (0 when x is
+// feasible).
 func (m *Model) Eval(x []float64) (objective, maxViolation float64) {
 	objective = m.offset
 	for j, c := range m.cost {

@@ -110,35 +110,33 @@ func (s Status) HasSolution() bool { return s == StatusOptimal || s == StatusFea
 
 // HiGHS kHighsModelStatus values.
 const (
-	hmsNotset                 = 0
-	hmsLoadError              = 1
-	hmsModelError             = 2
-	hmsPresolveError          = 3
-	hmsSolveError             = 4
-	hmsPostsolveError         = 5
-	hmsModelEmpty             = 6
-	hmsOptimal                = 7
-	hmsInfeasible             = 8
-	hmsUnboundedOrInfeasible  = 9
-	hmsUnbounded              = 10
-	hmsObjectiveBound         = 11
-	hmsObjectiveTarget        = 12
-	hmsTimeLimit              = 13
-	hmsIterationLimit         = 14
-	hmsUnknown                = 15
-	hmsSolutionLimit          = 16
-	hmsInterrupt              = 17
-	solutionStatusFeasible    = 2
-	basisValidityValid        = 1
-	highsObjSenseMinimize     = 1
-	highsObjSenseMaximize     = -1
-	highsMatrixFormatRowwise  = 2
-	highsVarTypeInteger       = 1
-	highsVarTypeContinuous    = 0
-	highsStatusError          = -1
-	highsStatusWarning        = 1
-	highsStatusOK             = 0
-	highsMaxSolutionArgsBytes = 1 << 31
+	hmsNotset                = 0
+	hmsLoadError             = 1
+	hmsModelError            = 2
+	hmsPresolveError         = 3
+	hmsSolveError            = 4
+	hmsPostsolveError        = 5
+	hmsModelEmpty            = 6
+	hmsOptimal               = 7
+	hmsInfeasible            = 8
+	hmsUnboundedOrInfeasible = 9
+	hmsUnbounded             = 10
+	hmsObjectiveBound        = 11
+	hmsObjectiveTarget       = 12
+	hmsTimeLimit             = 13
+	hmsIterationLimit        = 14
+	hmsUnknown               = 15
+	hmsSolutionLimit         = 16
+	hmsInterrupt             = 17
+	solutionStatusFeasible   = 2
+	basisValidityValid       = 1
+	highsObjSenseMinimize    = 1
+	highsObjSenseMaximize    = -1
+	highsMatrixFormatRowwise = 2
+	highsVarTypeInteger      = 1
+	highsVarTypeContinuous   = 0
+	highsStatusError         = -1
+	maxArenaBytes            = 1 << 31
 )
 
 var highsModelStatusNames = map[int]string{
@@ -252,16 +250,15 @@ func (r *Result) WarmStart() *WarmStart {
 	return ws
 }
 
+// appliedOptions caches the per-solve options last set on an instance, so
+// that a solve with unchanged options makes no option calls.
 type appliedOptions struct {
-	set        bool
-	output     bool
-	threads    int32
-	seed       int32
-	timeLimit  float64
-	mipGap     float64
-	presolve   Presolve
-	mipGapSet  bool
-	timeSetInf bool
+	set       bool
+	output    bool
+	seed      int32
+	timeLimit float64
+	mipGap    float64
+	presolve  Presolve
 }
 
 const defaultMIPGap = 1e-4
@@ -273,10 +270,10 @@ func (in *instance) applyOptions(ctx context.Context, o *Options) error {
 		return fmt.Errorf("solver: %w: Threads=%d (the WebAssembly build of HiGHS is single-threaded; use a Pool to solve several models in parallel)", ErrUnsupported, o.Threads)
 	}
 	if o.RandomSeed < 0 || o.RandomSeed > math.MaxInt32 {
-		return fmt.Errorf("solver: %w: RandomSeed %d out of range", ErrInvalidModel, o.RandomSeed)
+		return fmt.Errorf("solver: %w: RandomSeed %d out of range", ErrInvalidOption, o.RandomSeed)
 	}
 	if math.IsNaN(o.MIPGap) || o.MIPGap < 0 {
-		return fmt.Errorf("solver: %w: MIPGap %v", ErrInvalidModel, o.MIPGap)
+		return fmt.Errorf("solver: %w: MIPGap %v", ErrInvalidOption, o.MIPGap)
 	}
 	timeLimit := math.Inf(1)
 	if o.TimeLimit > 0 {
@@ -368,7 +365,7 @@ func layoutFor(m *Model, ws *WarmStart) (arenaLayout, error) {
 			l.wsIndex, l.wsPartial = take(4*k), take(8*k)
 		}
 	}
-	if off >= highsMaxSolutionArgsBytes {
+	if off >= maxArenaBytes {
 		return l, fmt.Errorf("solver: %w: model too large for 32-bit wasm memory", ErrInvalidModel)
 	}
 	l.total = uint32(off)

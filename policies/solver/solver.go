@@ -53,6 +53,17 @@ func Load(ctx context.Context) (Info, error) {
 	return Info{HiGHSVersion: versionStr, WasmPath: e.wasmPath, CacheDir: e.cacheDir, CompileTime: e.compileTime}, nil
 }
 
+// ModelSolver is the small interface solver-backed policies can depend on;
+// *Solver and *Pool implement it, and tests can substitute a fake.
+type ModelSolver interface {
+	Solve(ctx context.Context, m *Model, opts Options) (*Result, error)
+}
+
+var (
+	_ ModelSolver = (*Solver)(nil)
+	_ ModelSolver = (*Pool)(nil)
+)
+
 // Solver runs models on one HiGHS instance (one instantiated wasm module).
 // It is not safe for concurrent use: use one Solver per goroutine, or a
 // Pool. Reusing a Solver across solves avoids the few milliseconds of

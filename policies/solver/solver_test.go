@@ -618,8 +618,8 @@ func TestSolveRejectsBadInput(t *testing.T) {
 	if _, err := s.Solve(context.Background(), m, Options{Threads: 2}); !errors.Is(err, ErrUnsupported) {
 		t.Errorf("Threads=2: %v, want ErrUnsupported", err)
 	}
-	if _, err := s.Solve(context.Background(), m, Options{MIPGap: -1}); err == nil {
-		t.Error("negative MIPGap accepted")
+	if _, err := s.Solve(context.Background(), m, Options{MIPGap: -1}); !errors.Is(err, ErrInvalidOption) {
+		t.Errorf("negative MIPGap: %v, want ErrInvalidOption", err)
 	}
 	bad := NewModel("bad")
 	bad.AddContinuous(0, 1, math.NaN(), "")

@@ -60,6 +60,7 @@ type chunk struct {
 	eof     bool
 	gzBytes int64 // with eof: the file's compressed size if it was gzip
 	err     string
+	opening bool // err happened opening the file (not at a line)
 }
 
 func newLineReader(table string, names []string, files []string) *lineReader {
@@ -113,7 +114,7 @@ func produce(files []string, opener func(string) (io.ReadCloser, error), chunks 
 	for _, name := range files {
 		f, err := opener(name)
 		if err != nil {
-			send(chunk{err: err.Error()})
+			send(chunk{err: err.Error(), opening: true})
 			return
 		}
 		ok := func() bool {
@@ -134,7 +135,7 @@ func produce(files []string, opener func(string) (io.ReadCloser, error), chunks 
 					err = gz.Reset(raw)
 				}
 				if err != nil {
-					send(chunk{err: "gzip: " + gzipMsg(err)})
+					send(chunk{err: "gzip: " + gzipMsg(err), opening: true})
 					return false
 				}
 				src = gz
@@ -187,11 +188,12 @@ func fill(src io.Reader, buf []byte) (int, error) {
 
 // pipe is the io.Reader of one file's content, fed by the reading goroutine.
 type pipe struct {
-	r   *lineReader
-	cur []byte
-	buf []byte
-	eof bool
-	err string
+	r       *lineReader
+	cur     []byte
+	buf     []byte
+	eof     bool
+	err     string
+	opening bool
 }
 
 // errPipe signals that the reading goroutine reported an error (in pipe.err).
@@ -214,7 +216,7 @@ func (p *pipe) Read(b []byte) (int, error) {
 		case !ok:
 			p.err = "input ended unexpectedly"
 		case c.err != "":
-			p.err = c.err
+			p.err, p.opening = c.err, c.opening
 		case c.eof:
 			p.eof = true
 			p.r.gzBytes += c.gzBytes
@@ -235,7 +237,7 @@ func (r *lineReader) open() {
 	r.fi++
 	r.name = r.files[r.fi]
 	r.line, r.rows = 0, 0
-	r.pipe.eof, r.pipe.err = false, ""
+	r.pipe.eof, r.pipe.err, r.pipe.opening = false, "", false
 	if r.lines == nil {
 		r.lines = bufio.NewReaderSize(&r.pipe, maxLine)
 	} else {
@@ -272,7 +274,7 @@ func (r *lineReader) next() ([][]byte, error) {
 			switch {
 			case errors.Is(err, bufio.ErrBufferFull):
 				return nil, &ParseError{File: r.name, Line: r.line + 1, Msg: fmt.Sprintf("line longer than %d bytes", maxLine)}
-			case r.rows == 0 && r.line == 0:
+			case r.pipe.opening:
 				return nil, &ParseError{File: r.name, Msg: r.pipe.err}
 			default:
 				return nil, &ParseError{File: r.name, Line: r.line + 1, Msg: r.pipe.err}

@@ -64,20 +64,21 @@ func Apply(w *traces.Workload, o Options, r *rand.Rand) error {
 	for i := range rngs {
 		rngs[i] = rand.New(rand.NewPCG(r.Uint64(), uint64(i)))
 	}
-	before := len(w.Jobs)
-	if err := window(w, o); err != nil {
-		return err
+	// The filtering steps: an emptied workload is an error naming the step.
+	filters := []struct {
+		step int
+		run  func()
+	}{
+		{stepWindow, func() { window(w, o) }},
+		{stepSample, func() { sample(w, o, rngs[stepSample]) }},
+		{stepSize, func() { size(w, o) }},
 	}
-	if err := nonEmpty(w, stepWindow, before); err != nil {
-		return err
-	}
-	sample(w, o, rngs[stepSample])
-	if err := nonEmpty(w, stepSample, before); err != nil {
-		return err
-	}
-	size(w, o)
-	if err := nonEmpty(w, stepSize, before); err != nil {
-		return err
+	for _, f := range filters {
+		before := len(w.Jobs)
+		f.run()
+		if len(w.Jobs) == 0 && before > 0 {
+			return fmt.Errorf("shape: %s step keeps none of the %d jobs", stepNames[f.step], before)
+		}
 	}
 	if err := scale(w, o); err != nil {
 		return err
@@ -100,17 +101,10 @@ func Apply(w *traces.Workload, o Options, r *rand.Rand) error {
 	return nil
 }
 
-func nonEmpty(w *traces.Workload, step, before int) error {
-	if len(w.Jobs) == 0 && before > 0 {
-		return fmt.Errorf("shape: %s step keeps none of the %d jobs", stepNames[step], before)
-	}
-	return nil
-}
-
 // window keeps jobs submitted in [start, end) and optionally rebases them to start at 0.
-func window(w *traces.Workload, o Options) error {
+func window(w *traces.Workload, o Options) {
 	if o.WindowStartS == 0 && o.WindowEndS == 0 {
-		return nil
+		return
 	}
 	start := traces.FromSeconds(o.WindowStartS)
 	end := traces.Time(math.MaxInt64)
@@ -132,7 +126,6 @@ func window(w *traces.Workload, o Options) error {
 			}
 		}
 	}
-	return nil
 }
 
 // sample keeps each job with probability o.Sample.
@@ -274,7 +267,8 @@ func classes(w *traces.Workload, o Options, r *rand.Rand) {
 
 // deadlines sets deadline = submit + runtime × (1 + slack/100), where runtime is the job's
 // critical path of true task durations (its completion time with unlimited resources; for a
-// single-stage job, its task duration), rounded to the nearest microsecond.
+// single-stage job, its task duration), rounded to the nearest microsecond. Only Job.Deadline is
+// set: a job's utility keeps its own target.
 func deadlines(w *traces.Workload, o Options, r *rand.Rand) error {
 	if o.Deadlines != DeadlinesSlack {
 		return nil

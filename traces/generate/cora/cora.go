@@ -445,6 +445,7 @@ func windowActive(submit, size []traces.Time) []int {
 	return out
 }
 
+// timeHeap is a min-heap of times for container/heap.
 type timeHeap []traces.Time
 
 func (h timeHeap) Len() int           { return len(h) }
