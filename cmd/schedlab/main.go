@@ -55,7 +55,7 @@ func newRootCmd() *cobra.Command {
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return usageError{fmt.Errorf("%v (see %s --help)", err, c.CommandPath())}
 	})
-	root.AddCommand(newRunCmd(), newPoliciesCmd(), newConfigCmd(), newVersionCmd(), newSolverCmd(), newTraceCmd(), newSweepCmd(), newReproduceCmd(), newCompareCmd())
+	root.AddCommand(newRunCmd(), newPoliciesCmd(), newConfigCmd(), newPredictCmd(), newVersionCmd(), newSolverCmd(), newTraceCmd(), newSweepCmd(), newReproduceCmd(), newCompareCmd())
 	for _, c := range root.Commands() {
 		c.Args = wrapArgs(c.Args)
 	}

@@ -217,7 +217,7 @@ type Options struct {
 	// Alpha is the significance level (default 0.05).
 	Alpha float64
 	// Threshold is the smallest relative change, in the wrong direction, that counts as a
-	// regression (default 0.02, i.e. 2%).
+	// regression; 0 means the default 0.02 (2%).
 	Threshold float64
 	// Metrics selects metrics by name or path.Match pattern ("utilization.*"); empty means every
 	// top-level metric with a direction (no by_class.*, by_queue.*).
@@ -235,6 +235,9 @@ func (o *Options) defaults() error {
 	}
 	if o.Alpha <= 0 || o.Alpha >= 1 || math.IsNaN(o.Alpha) {
 		return fmt.Errorf("%w: --alpha %v: want 0 < alpha < 1", experiments.ErrConfig, o.Alpha)
+	}
+	if o.Threshold == 0 {
+		o.Threshold = 0.02
 	}
 	if o.Threshold < 0 || math.IsNaN(o.Threshold) {
 		return fmt.Errorf("%w: --threshold %v: want ≥ 0", experiments.ErrConfig, o.Threshold)
@@ -346,7 +349,7 @@ func Compare(base, new *Dataset, opts Options) (*Result, error) {
 		res.Notes = append(res.Notes, fmt.Sprintf("some groups have too few seeds for a Mann-Whitney U test to reach p < %g (it needs 4+ per side at 0.05); their significance comes from the %d-replicate bootstrap interval of the change", opts.Alpha, opts.Iters))
 	}
 	if len(res.Rows) == 0 {
-		return res, fmt.Errorf("%w: compare: no metric in common between %s and %s (groups by %s)", experiments.ErrConfig, base.Source, new.Source, strings.Join(res.GroupKeys, ", "))
+		return res, fmt.Errorf("%w: compare: no metric to compare between %s and %s (groups by %s; --metric selects metrics)", experiments.ErrConfig, base.Source, new.Source, strings.Join(res.GroupKeys, ", "))
 	}
 	return res, nil
 }
@@ -386,6 +389,10 @@ func groups(d *Dataset, keys []string) (map[string][]*Sample, []string) {
 }
 
 // selectMetrics returns the metrics present on both sides that the patterns select, sorted.
+// With no patterns it picks the headline metrics that have a direction, leaving out the
+// per-class and per-queue splits, metrics that are zero in every sample of both sides (SLO and
+// utility metrics of workloads without deadlines or utilities), the best-effort split when no
+// job has a deadline (best-effort is then every job), and completed (unfinished says it).
 func selectMetrics(b, n []*Sample, patterns []string) []string {
 	has := func(ss []*Sample) map[string]bool {
 		m := map[string]bool{}
@@ -396,7 +403,18 @@ func selectMetrics(b, n []*Sample, patterns []string) []string {
 		}
 		return m
 	}
+	allZero := func(m string) bool {
+		for _, ss := range [][]*Sample{b, n} {
+			for _, s := range ss {
+				if v, ok := s.Metrics[m]; ok && v != 0 {
+					return false
+				}
+			}
+		}
+		return true
+	}
 	hb, hn := has(b), has(n)
+	noSLO := allZero("slo_jobs")
 	var out []string
 	for m := range hb {
 		if !hn[m] {
@@ -404,7 +422,8 @@ func selectMetrics(b, n []*Sample, patterns []string) []string {
 		}
 		keep := false
 		if len(patterns) == 0 {
-			keep = MetricDirection(m) != Neutral && !strings.HasPrefix(m, "by_class.") && !strings.HasPrefix(m, "by_queue.")
+			keep = MetricDirection(m) != Neutral && !strings.HasPrefix(m, "by_class.") && !strings.HasPrefix(m, "by_queue.") &&
+				m != "completed" && !allZero(m) && !(noSLO && strings.HasPrefix(m, "be_"))
 		}
 		for _, p := range patterns {
 			if ok, _ := path.Match(p, m); ok {

@@ -38,7 +38,7 @@ func pval(r *Row, alpha float64) string {
 		return "exact"
 	case math.IsNaN(r.P):
 		if r.Significant {
-			return "boot<" + report.FormatNumber(alpha)
+			return fmt.Sprintf("boot<%g", alpha)
 		}
 		return "boot"
 	}
@@ -64,7 +64,7 @@ func (res *Result) WriteText(w io.Writer) error {
 		r := &res.Rows[i]
 		if r.Group != group {
 			group = r.Group
-			fmt.Fprintf(tw, "\n%s\t\t\t\t\t\t\n", displayGroup(group))
+			fmt.Fprintf(tw, "\n%s\n", displayGroup(group))
 			fmt.Fprintf(tw, "  metric\tbase\tnew\tdelta [95%% CI]\ttest\tn\tverdict\n")
 		}
 		fmt.Fprintf(tw, "  %s %s\t%s\t%s\t%s\t%s\t%d+%d\t%s\n", r.Metric, dirMark(r.Direction), sample(r.Base), sample(r.New), delta(r), pval(r, res.Options.Alpha), len(r.Base), len(r.New), r.Verdict)
@@ -94,8 +94,8 @@ func (res *Result) writeFooter(w io.Writer, bullet string) {
 	for _, n := range res.Notes {
 		fmt.Fprintf(w, "%snote: %s\n", bullet, n)
 	}
-	fmt.Fprintf(w, "%s↓ lower is better, ↑ higher is better; significance at alpha %g; a regression is a significant move the wrong way beyond %s.\n",
-		bullet, res.Options.Alpha, report.FormatRelChange(res.Options.Threshold))
+	fmt.Fprintf(w, "%s↓ lower is better, ↑ higher is better; significance at alpha %g; a regression is a significant move the wrong way beyond %g%%.\n",
+		bullet, res.Options.Alpha, 100*res.Options.Threshold)
 	if res.Regressions > 0 {
 		fmt.Fprintf(w, "%s%d regression(s).\n", bullet, res.Regressions)
 	} else {
@@ -107,7 +107,7 @@ func (res *Result) writeFooter(w io.Writer, bullet string) {
 func (res *Result) WriteMarkdown(w io.Writer) error {
 	fmt.Fprintf(w, "**base:** %s  \n**new:** %s\n\n", mdEscape(res.Base), mdEscape(res.New))
 	t := report.NewTable("compare", "", "group", "metric", "base", "new", "delta [95% CI]", "test", "n", "verdict")
-	t.Align = []report.Align{report.AlignLeft, report.AlignLeft}
+	t.Align = []report.Align{report.AlignLeft, report.AlignLeft, report.AlignRight, report.AlignRight, report.AlignRight, report.AlignLeft, report.AlignRight, report.AlignLeft}
 	for i := range res.Rows {
 		r := &res.Rows[i]
 		v := r.Verdict

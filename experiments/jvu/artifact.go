@@ -29,7 +29,9 @@ type Artifact struct {
 
 // Table is a plain table of formatted cells.
 type Table struct {
-	Title   string
+	// Title heads the table.
+	Title string
+	// Columns are the header cells; each row has one cell per column.
 	Columns []string
 	Rows    [][]string
 }
@@ -37,10 +39,13 @@ type Table struct {
 // Claim is one statement of the paper with its value there and ours. Held says whether ours
 // supports it, by the criterion stated in Text.
 type Claim struct {
-	Text  string
+	// Text states the claim and, where it is not the 20%-or-1-point rule, how it is judged.
+	Text string
+	// Paper and Ours are the values, formatted.
 	Paper string
 	Ours  string
-	Held  bool
+	// Held says whether ours supports the claim.
+	Held bool
 }
 
 // Markdown renders the artifact as a Markdown document.

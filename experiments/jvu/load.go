@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/schedlab/schedlab/policies/predict"
 	"github.com/schedlab/schedlab/traces"
@@ -67,11 +68,17 @@ func Load(paths ...string) (*Trace, error) {
 	if err != nil {
 		return nil, err
 	}
+	return LoadSource(src)
+}
+
+// LoadSource is Load for the tables of src (task_events are read only when src names them;
+// without them the secondary features are unknown).
+func LoadSource(src google2011.Source) (*Trace, error) {
 	if len(src.JobEvents) == 0 {
-		return nil, fmt.Errorf("jvu: %v: no job_events input", paths)
+		return nil, fmt.Errorf("jvu: %v: no job_events input", src)
 	}
-	t := &Trace{Source: fmt.Sprint(paths), TaskWindowEnd: -1}
-	err = google2011.ScanJobs(src, func(r *google2011.JobRecord) error {
+	t := &Trace{Source: strings.Join(append(slices.Clone(src.JobEvents), src.TaskEvents...), ","), TaskWindowEnd: -1}
+	err := google2011.ScanJobs(src, func(r *google2011.JobRecord) error {
 		if r.Submit < 0 {
 			return nil // a job seen only after its submission (input cut mid-trace): nothing to predict at
 		}

@@ -102,14 +102,18 @@ func WritePredictions(w io.Writer, r *Result) error {
 
 // PairCount is one pair's share of a predictor's selections.
 type PairCount struct {
-	Pair     string  `json:"pair"`
+	// Pair is the pair's name, e.g. "ljob-recent".
+	Pair string `json:"pair"`
+	// Selected counts the population jobs it predicted; Fraction is their share.
 	Selected int     `json:"selected"`
 	Fraction float64 `json:"fraction"`
 }
 
 // Summary is the content of summary.json.
 type Summary struct {
-	Source    string          `json:"source"`
+	// Source names the input paths.
+	Source string `json:"source"`
+	// Predictor, Options and Seed say what made the predictions.
 	Predictor string          `json:"predictor"`
 	Options   predict.Options `json:"options"`
 	Seed      int64           `json:"seed"`
@@ -119,9 +123,11 @@ type Summary struct {
 	Errors     ErrorSummary `json:"errors"`
 	// NoHistory is the fraction of population jobs for which none of their feature values
 	// had history (JVuPredict fell back to the "all" group or predicted 0).
-	NoHistory  float64             `json:"no_history"`
-	Selections []PairCount         `json:"selections,omitempty"`
-	Slots      []predict.SlotStats `json:"slots,omitempty"`
+	NoHistory float64 `json:"no_history"`
+	// Selections counts how often each pair was chosen (JVuPredict), in pair order.
+	Selections []PairCount `json:"selections,omitempty"`
+	// Slots describes the predictor's groups per slot at the end (JVuPredict).
+	Slots []predict.SlotStats `json:"slots,omitempty"`
 }
 
 // SummaryDoc returns the summary document of r over trace t.
@@ -190,6 +196,9 @@ func atomicWrite(path string, write func(w io.Writer) error) (err error) {
 	}()
 	if err = write(f); err != nil {
 		return fmt.Errorf("jvu: writing %s: %w", path, err)
+	}
+	if err = f.Chmod(0o644); err != nil { // CreateTemp makes the file private
+		return fmt.Errorf("jvu: %w", err)
 	}
 	if err = f.Sync(); err != nil {
 		return fmt.Errorf("jvu: %w", err)

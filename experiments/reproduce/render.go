@@ -128,7 +128,7 @@ func captionText(f *Figure) string {
 // htmlFigure is a figure prepared for the page template.
 type htmlFigure struct {
 	Anchor, Kind, ID, Title, Caption, Reference string
-	Img                                         template.URL
+	Img                                         template.HTMLAttr
 	Width, Height                               string
 	Table                                       *report.Table
 	Files                                       []string
@@ -190,7 +190,7 @@ nav ul { columns: 2; }
 {{range .Figures}}
 <figure id="{{.Anchor}}" class="{{.Kind}}">
 <h3>{{if eq .Kind "table"}}Table{{else}}Figure{{end}} {{.ID}}{{if .Title}}: {{.Title}}{{end}}</h3>
-{{if .Img}}<img src="{{.Img}}" alt="{{.ID}}: {{.Title}}" width="{{.Width}}" height="{{.Height}}">{{end}}
+{{if .Img}}<img {{.Img}} alt="{{.ID}}: {{.Title}}" width="{{.Width}}" height="{{.Height}}">{{end}}
 {{if .Table}}<table class="results" id="table-{{.Anchor}}">
 <thead><tr>{{range .Table.Columns}}<th>{{.}}</th>{{end}}</tr></thead>
 <tbody>{{range .Table.Rows}}<tr>{{range $i, $c := .}}<td{{if $i}} class="num"{{end}}>{{$c}}</td>{{end}}</tr>
@@ -238,14 +238,14 @@ func svgSize(svg []byte) (w, h string) {
 		if q := strings.IndexByte(v, '"'); q >= 0 {
 			v = v[:q]
 		}
-		// CSS pixels: 1pt = 4/3 px.
+		// CSS pixels (1pt = 4/3 px), shown at 1.75× the figure's print size for the screen.
 		var f float64
 		unit := strings.TrimLeft(v, "0123456789.")
 		fmt.Sscanf(strings.TrimSuffix(v, unit), "%g", &f)
 		if unit == "pt" {
 			f *= 4.0 / 3
 		}
-		return fmt.Sprintf("%.0f", f)
+		return fmt.Sprintf("%.0f", 1.75*f)
 	}
 	return attr("width"), attr("height")
 }
@@ -275,7 +275,8 @@ func (r *Report) WriteHTML(w io.Writer) error {
 			hf := htmlFigure{Anchor: anchor + "-" + f.Spec.ID, Kind: f.Spec.Kind, ID: f.Spec.ID, Title: f.Spec.Title,
 				Caption: captionText(f), Reference: referenceLine(f.Spec.Reference), Table: f.Table, Files: f.Files, Numbers: f.Numbers}
 			if f.SVG != nil {
-				hf.Img = template.URL(dataURI("image/svg+xml", f.SVG))
+				// A base64 data URI holds only [A-Za-z0-9+/=:;,] and is safe in a quoted attribute.
+				hf.Img = template.HTMLAttr(`src="` + dataURI("image/svg+xml", f.SVG) + `"`)
 				hf.Width, hf.Height = svgSize(f.SVG)
 			}
 			for _, c := range f.Claims {

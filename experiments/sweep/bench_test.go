@@ -56,11 +56,11 @@ func BenchmarkCellOverhead(b *testing.B) {
 	})
 	b.Run("stage=store", func(b *testing.B) {
 		c := &p.Cells[0]
-		lw, err := p.workload(c.Config.Workload)
+		w, err := p.acquire(c.Config.Workload)
 		if err != nil {
 			b.Fatal(err)
 		}
-		o, err := experiments.RunWorkload(c.Config, lw.w)
+		o, err := experiments.RunWorkload(c.Config, w)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -19,6 +19,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/schedlab/schedlab/experiments"
 	"github.com/schedlab/schedlab/traces"
@@ -60,13 +61,21 @@ type Plan struct {
 	Sets    []string
 	Columns []Column
 	Cells   []Cell
-	// workloads holds each distinct workload once, shared read-only by the cells.
+	// workloads holds each distinct workload's content hash and, while cells still need it,
+	// the loaded workload, shared read-only by the cells.
 	workloads map[experiments.WorkloadConfig]*loadedWorkload
+	wmu       sync.Mutex
 }
 
+// keepWorkloads bounds the workloads a plan keeps loaded from planning to running; beyond it
+// (many seeds of a seeded workload, say) a workload is loaded again when its first cell runs.
+var keepWorkloads = 8
+
 type loadedWorkload struct {
-	w    *traces.Workload
-	hash string
+	mu      sync.Mutex
+	w       *traces.Workload
+	hash    string
+	pending int // cells of the current run that still need w
 }
 
 // NewPlan applies a label ("" for none) and --set overrides to a spec and enumerates its cells.
@@ -148,6 +157,7 @@ func NewPlan(spec *experiments.Spec, label string, sets []string) (*Plan, error)
 	return p, nil
 }
 
+// workload loads and hashes a workload configuration once while planning.
 func (p *Plan) workload(c experiments.WorkloadConfig) (*loadedWorkload, error) {
 	if lw, ok := p.workloads[c]; ok {
 		return lw, nil
@@ -156,9 +166,65 @@ func (p *Plan) workload(c experiments.WorkloadConfig) (*loadedWorkload, error) {
 	if err != nil {
 		return nil, err
 	}
-	lw := &loadedWorkload{w: w, hash: w.Hash()}
+	lw := &loadedWorkload{hash: w.Hash()}
+	if len(p.workloads) < keepWorkloads {
+		lw.w = w
+	}
 	p.workloads[c] = lw
 	return lw, nil
+}
+
+// acquire returns a cell's workload for running, loading it again if it was dropped.
+func (p *Plan) acquire(c experiments.WorkloadConfig) (*traces.Workload, error) {
+	p.wmu.Lock()
+	lw := p.workloads[c]
+	p.wmu.Unlock()
+	if lw == nil {
+		return nil, fmt.Errorf("sweep: workload %+v not in the plan", c)
+	}
+	lw.mu.Lock()
+	defer lw.mu.Unlock()
+	if lw.w == nil {
+		w, err := experiments.LoadWorkload(c)
+		if err != nil {
+			return nil, err
+		}
+		if h := w.Hash(); h != lw.hash {
+			return nil, fmt.Errorf("sweep: workload %s changed since the sweep was planned (hash %s, now %s)", c.Name, lw.hash[:12], h[:12])
+		}
+		lw.w = w
+	}
+	return lw.w, nil
+}
+
+// release records that a cell is done with its workload and drops the workload when no cell of
+// the run needs it any more.
+func (p *Plan) release(c experiments.WorkloadConfig) {
+	p.wmu.Lock()
+	lw := p.workloads[c]
+	p.wmu.Unlock()
+	lw.mu.Lock()
+	defer lw.mu.Unlock()
+	if lw.pending--; lw.pending <= 0 {
+		lw.w = nil
+	}
+}
+
+// expect sets how many cells of a run need each workload.
+func (p *Plan) expect(cells []*Cell) {
+	p.wmu.Lock()
+	defer p.wmu.Unlock()
+	for _, lw := range p.workloads {
+		lw.mu.Lock()
+		lw.pending = 0
+		lw.mu.Unlock()
+	}
+	for _, c := range cells {
+		lw := p.workloads[c.Config.Workload]
+		lw.mu.Lock()
+		lw.pending++
+		lw.mu.Unlock()
+	}
 }
 
 // Describe names a cell by its axis values and seed, e.g. "policy.name=drf workload.machines=50

@@ -90,6 +90,7 @@ func Run(ctx context.Context, p *Plan, opts Options) (*Result, error) {
 		}
 	}
 	res := &Result{Plan: p, Cached: len(cells) - len(todo)}
+	p.expect(todo)
 	prog := newProgress(opts, len(cells), res.Cached)
 	workers := opts.Parallel
 	if workers <= 0 {
@@ -183,11 +184,12 @@ func cleanTemps(cache string) {
 
 // runCell replays one cell and moves its outputs into the cache atomically.
 func runCell(p *Plan, c *Cell, cache string) error {
-	lw, err := p.workload(c.Config.Workload)
+	w, err := p.acquire(c.Config.Workload)
 	if err != nil {
 		return err
 	}
-	o, err := experiments.RunWorkload(c.Config, lw.w)
+	o, err := experiments.RunWorkload(c.Config, w)
+	p.release(c.Config.Workload)
 	if err != nil {
 		return err
 	}

@@ -59,21 +59,22 @@ func readFile(t testing.TB, path string) []byte {
 
 func TestPlanEnumeratesTheProductInOrder(t *testing.T) {
 	p := plan(t, "paper")
-	if len(p.Cells) != 3*2*3 {
-		t.Fatalf("%d cells, want 18", len(p.Cells))
+	if len(p.Cells) != 3*2*2 {
+		t.Fatalf("%d cells, want 12", len(p.Cells))
 	}
 	want := []string{
 		"policy.name=fifo workload.machines=3 engine.cycle_s=0 seed=1",
 		"policy.name=fifo workload.machines=3 engine.cycle_s=0 seed=2",
-		"policy.name=fifo workload.machines=3 engine.cycle_s=0 seed=3",
 		"policy.name=fifo workload.machines=6 engine.cycle_s=2.5 seed=1",
+		"policy.name=fifo workload.machines=6 engine.cycle_s=2.5 seed=2",
+		"policy.name=drf workload.machines=3 engine.cycle_s=0 seed=1",
 	}
 	for i, w := range want {
 		if got := p.Describe(&p.Cells[i]); got != w {
 			t.Errorf("cell %d = %q, want %q", i, got, w)
 		}
 	}
-	if got := p.Describe(&p.Cells[17]); got != "policy.name=srpt workload.machines=6 engine.cycle_s=2.5 seed=3" {
+	if got := p.Describe(&p.Cells[11]); got != "policy.name=srpt workload.machines=6 engine.cycle_s=2.5 seed=2" {
 		t.Errorf("last cell = %q", got)
 	}
 	cols := []Column{{"policy.name", TypeString}, {"workload.machines", TypeInt64}, {"engine.cycle_s", TypeFloat64}}
@@ -90,14 +91,14 @@ func TestPlanEnumeratesTheProductInOrder(t *testing.T) {
 			t.Errorf("cell %d config = %+v", i, c.Config)
 		}
 	}
-	if p.Cells[3].Config.Engine.CycleS != 2.5 || p.Cells[3].Config.Workload.Machines != 6 {
-		t.Errorf("zipped values not applied together: %+v", p.Cells[3].Config)
+	if p.Cells[2].Config.Engine.CycleS != 2.5 || p.Cells[2].Config.Workload.Machines != 6 {
+		t.Errorf("zipped values not applied together: %+v", p.Cells[2].Config)
 	}
 	// Planning is deterministic.
 	if q := plan(t, "paper"); q.Hash() != p.Hash() {
 		t.Errorf("plan hash differs between two plans of the same spec")
 	}
-	if q := plan(t, "quick"); len(q.Cells) != 12 || q.Hash() == p.Hash() {
+	if q := plan(t, "quick"); len(q.Cells) != 8 || q.Hash() == p.Hash() {
 		t.Errorf("quick plan: %d cells, same hash %v", len(q.Cells), q.Hash() == p.Hash())
 	}
 }
@@ -109,9 +110,9 @@ func TestPlanSets(t *testing.T) {
 		cells int
 		err   string
 	}{
-		{"a set of an axis keeps that value", []string{"policy.name=drf"}, 6, ""},
-		{"a set of a zipped axis keeps that step of the group", []string{"engine.cycle_s=2.5"}, 9, ""},
-		{"a set of a base key overrides it", []string{"engine.preempt_delay_s=1"}, 18, ""},
+		{"a set of an axis keeps that value", []string{"policy.name=drf"}, 4, ""},
+		{"a set of a zipped axis keeps that step of the group", []string{"engine.cycle_s=2.5"}, 6, ""},
+		{"a set of a base key overrides it", []string{"engine.preempt_delay_s=1"}, 12, ""},
 		{"a set of the seed runs one seed", []string{"seed=42"}, 6, ""},
 		{"an axis value not swept is an error", []string{"policy.name=edf"}, 0, "not among its values (fifo, drf, srpt)"},
 		{"an unknown key is an error", []string{"engine.nope=1"}, 0, "unknown config key"},
@@ -253,7 +254,7 @@ func TestSweepWritesCellsAndResumesFromCache(t *testing.T) {
 }
 
 func TestParallelismDoesNotChangeResults(t *testing.T) {
-	p := plan(t, "paper")
+	p := plan(t, "quick")
 	var outs [][]byte
 	for _, workers := range []int{1, 3} {
 		dir := t.TempDir()
@@ -262,6 +263,31 @@ func TestParallelismDoesNotChangeResults(t *testing.T) {
 	}
 	if !bytes.Equal(outs[0], outs[1]) {
 		t.Errorf("cells.parquet differs between 1 and 3 workers")
+	}
+}
+
+func TestDroppedWorkloadsAreReloaded(t *testing.T) {
+	var outs [][]byte
+	for _, keep := range []int{8, 0} {
+		keepWorkloads = keep
+		p := plan(t, "quick", "workload.estimates=noise", "workload.estimate_std=50")
+		for _, lw := range p.workloads {
+			if (lw.w != nil) != (keep > 0) {
+				t.Errorf("keep=%d: workload kept = %v", keep, lw.w != nil)
+			}
+		}
+		dir := t.TempDir()
+		runSweep(t, p, Options{Out: dir, Parallel: 2})
+		for _, lw := range p.workloads {
+			if lw.w != nil {
+				t.Errorf("keep=%d: a workload is still loaded after the sweep", keep)
+			}
+		}
+		outs = append(outs, readFile(t, filepath.Join(dir, CellsFile)))
+	}
+	keepWorkloads = 8
+	if !bytes.Equal(outs[0], outs[1]) {
+		t.Errorf("reloading workloads changed the results")
 	}
 }
 
@@ -302,7 +328,7 @@ func TestShardsGatherToTheWholeSweep(t *testing.T) {
 	}
 	// A shard of another sweep is refused.
 	other := filepath.Join(base, "other")
-	runSweep(t, plan(t, "quick", "policy.name=drf"), Options{Out: other, Parallel: 1})
+	runSweep(t, plan(t, "quick", "policy.name=srpt"), Options{Out: other, Parallel: 1})
 	if _, err := Gather(filepath.Join(base, "g2"), []string{dirs[0], other}); err == nil || !strings.Contains(err.Error(), "different sweep") {
 		t.Errorf("mixing sweeps: error = %v", err)
 	}

@@ -172,7 +172,7 @@ func arrowType(typ string) arrow.DataType {
 	return arrow.BinaryTypes.String
 }
 
-// Write encodes the table as Parquet (zstd; identical tables give identical bytes).
+// Write encodes the table as Parquet (Snappy; identical tables give identical bytes).
 func (t *Table) Write(w io.Writer) error {
 	sc := t.schema()
 	b := array.NewRecordBuilder(memory.NewGoAllocator(), sc)
@@ -206,7 +206,7 @@ func (t *Table) Write(w io.Writer) error {
 	rec := b.NewRecord()
 	defer rec.Release()
 	props := parquet.NewWriterProperties(
-		parquet.WithCompression(compress.Codecs.Zstd),
+		parquet.WithCompression(compress.Codecs.Snappy),
 		parquet.WithCreatedBy("schedlab "+experiments.Version),
 		parquet.WithDictionaryDefault(true),
 	)

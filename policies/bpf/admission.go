@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"math/rand/v2"
 
 	"github.com/schedlab/schedlab/traces"
 )
@@ -133,8 +132,8 @@ const tolerance = 1e-9
 // AdmissionControl decides the class of each new queue by the paper's Algorithm 1 (LQAdmit and
 // TQAdmit). It keeps, for the safety condition, the largest burst ratio among the guaranteed
 // queues (so the condition costs O(1)), and for the resource condition the timeline of hard
-// commitments (so an LQ of B bursts costs O(B log m) for m committed breakpoints). Admitting
-// every queue of a workload therefore costs O(queues × cycles × log).
+// commitments (so an LQ of B bursts costs O(B) when its ON periods span a few seconds each; see
+// timeline). Admitting the queues of a workload therefore costs time linear in queues × cycles.
 //
 // Queues never leave: the paper evaluates fairness over intervals without admissions or exits,
 // and a trace replay has no queue departures.
@@ -152,19 +151,15 @@ type AdmissionControl struct {
 
 // NewAdmissionControl returns an admission control for a cluster of the given capacity over
 // the first dims resource dimensions. soft selects BPF (three classes); without it the control
-// is N-BPF's (no soft class: an LQ that fails the resource condition is elastic). rng only
-// balances an internal search tree; it never influences a decision.
-func NewAdmissionControl(capacity traces.Vec, dims int, soft bool, rng *rand.Rand) (*AdmissionControl, error) {
+// is N-BPF's (no soft class: an LQ that fails the resource condition is elastic).
+func NewAdmissionControl(capacity traces.Vec, dims int, soft bool) (*AdmissionControl, error) {
 	if dims < 1 || dims > traces.MaxDims {
 		return nil, fmt.Errorf("admission: %d resource dimensions (want 1..%d)", dims, traces.MaxDims)
-	}
-	if rng == nil {
-		return nil, errors.New("admission: nil random generator")
 	}
 	if capacity.AnyNegative() {
 		return nil, errors.New("admission: negative capacity")
 	}
-	return &AdmissionControl{capacity: capacity, dims: dims, soft: soft, maxHolder: -1, hard: newTimeline(dims, rng)}, nil
+	return &AdmissionControl{capacity: capacity, dims: dims, soft: soft, maxHolder: -1, hard: newTimeline(dims)}, nil
 }
 
 // Admitted returns |H| + |S| + |E|.

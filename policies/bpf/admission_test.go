@@ -1,7 +1,6 @@
 package bpf
 
 import (
-	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -75,7 +74,7 @@ func TestAdmissionControlDecidesEachBranch(t *testing.T) {
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			ac, err := NewAdmissionControl(capacity, 2, tc.soft, rand.New(rand.NewPCG(1, 1)))
+			ac, err := NewAdmissionControl(capacity, 2, tc.soft)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -104,7 +103,7 @@ func TestAdmissionControlDecidesEachBranch(t *testing.T) {
 }
 
 func TestAdmissionReasonsNameTheBlockingQueue(t *testing.T) {
-	ac, err := NewAdmissionControl(traces.Vec{100}, 1, true, rand.New(rand.NewPCG(1, 1)))
+	ac, err := NewAdmissionControl(traces.Vec{100}, 1, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,20 +128,17 @@ func TestAdmissionReasonsNameTheBlockingQueue(t *testing.T) {
 }
 
 func TestNewAdmissionControlRejectsBadArguments(t *testing.T) {
-	r := rand.New(rand.NewPCG(1, 1))
 	for _, tc := range []struct {
 		name     string
 		capacity traces.Vec
 		dims     int
-		rng      *rand.Rand
 	}{
-		{"zero dimensions are refused", traces.Vec{1}, 0, r},
-		{"more dimensions than a vector holds are refused", traces.Vec{1}, traces.MaxDims + 1, r},
-		{"a missing generator is refused", traces.Vec{1}, 1, nil},
-		{"a negative capacity is refused", traces.Vec{-1}, 1, r},
+		{"zero dimensions are refused", traces.Vec{1}, 0},
+		{"more dimensions than a vector holds are refused", traces.Vec{1}, traces.MaxDims + 1},
+		{"a negative capacity is refused", traces.Vec{-1}, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if _, err := NewAdmissionControl(tc.capacity, tc.dims, true, tc.rng); err == nil {
+			if _, err := NewAdmissionControl(tc.capacity, tc.dims, true); err == nil {
 				t.Fatal("no error")
 			}
 		})

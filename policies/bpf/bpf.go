@@ -2,7 +2,6 @@ package bpf
 
 import (
 	"cmp"
-	"math/rand/v2"
 	"slices"
 
 	"github.com/schedlab/schedlab/policies"
@@ -52,7 +51,6 @@ type Admitter interface {
 type BPF struct {
 	c     core
 	ac    *AdmissionControl
-	rng   *rand.Rand
 	steps []step
 	recs  []Admission
 
@@ -82,17 +80,7 @@ func newBPF(v variant, name string, o policies.Options) (*BPF, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &BPF{c: core{name: name, cfg: cfg}, rng: rand.New(rand.NewPCG(o.Seed, seedOf(name)))}, nil
-}
-
-// seedOf derives a generator stream from a component name (FNV-1a).
-func seedOf(name string) uint64 {
-	h := uint64(14695981039346656037)
-	for i := 0; i < len(name); i++ {
-		h ^= uint64(name[i])
-		h *= 1099511628211
-	}
-	return h
+	return &BPF{c: core{name: name, cfg: cfg}}, nil
 }
 
 // Name returns "bpf" or "nbpf".
@@ -110,7 +98,7 @@ func (b *BPF) Schedule(v policies.View, p *policies.Plan) error {
 		return err
 	}
 	if b.ac == nil {
-		ac, err := NewAdmissionControl(c.capacity, c.dims, c.cfg.variant == variantBPF, b.rng)
+		ac, err := NewAdmissionControl(c.capacity, c.dims, c.cfg.variant == variantBPF)
 		if err != nil {
 			return c.errorf("%v", err)
 		}
@@ -302,8 +290,51 @@ func (b *BPF) guarantee(v policies.View, p *policies.Plan, q *queue, pool *trace
 		return err
 	}
 	c.block(need)
-	if c.cfg.preempt && !c.inflight {
-		return b.preemptFor(v, p, need)
+	if !c.cfg.preempt || c.inflight {
+		return nil
 	}
-	return nil
+	target := need
+	if c.pl.n == 1 {
+		// Pooled: make room at once for all the queue may still start under its guarantee
+		// (its head job's runnable tasks, up to its share level and the soft pool).
+		room := q.capVec.Sub(q.alloc)
+		if pool != nil {
+			room = minVec(room, *pool)
+		}
+		target = maxVec(minVec(room, b.pendingDemand(v, q)), need)
+	}
+	return b.preemptFor(v, p, target)
+}
+
+// pendingDemand is the demand of the pending runnable tasks of q's head job.
+func (b *BPF) pendingDemand(v policies.View, q *queue) traces.Vec {
+	var d traces.Vec
+	j, ok := b.c.head(q)
+	if !ok {
+		return d
+	}
+	info := v.Job(j)
+	r := &b.c.jobs[j]
+	for _, s := range v.RunnableStages(j) {
+		if s >= 0 && int(s) < len(info.Stages) {
+			if left := v.StageState(j, s).Pending - r.takenOf(s, b.c.epoch); left > 0 {
+				d = d.Add(info.Stages[s].Demand.Scale(int64(left)))
+			}
+		}
+	}
+	return d
+}
+
+func minVec(a, b traces.Vec) traces.Vec {
+	for i := range a {
+		a[i] = min(a[i], b[i])
+	}
+	return a
+}
+
+func maxVec(a, b traces.Vec) traces.Vec {
+	for i := range a {
+		a[i] = max(a[i], b[i])
+	}
+	return a
 }

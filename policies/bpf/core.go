@@ -100,13 +100,14 @@ type queue struct {
 	burst    int  // burst whose accounting is current, -1 before the first
 	gActive  bool // a guarantee applies now
 	capVec   traces.Vec
-	onEnd    traces.Time // end of the current burst's ON period, T(n)+t(n)
+	onEnd    traces.Time             // end of the current burst's ON period, T(n)+t(n)
 	budget   [traces.MaxDims]float64 // d·t, units·µs
 	charged  [traces.MaxDims]float64 // demand × estimate of tasks started under the guarantee
 
 	// M-BVT.
-	vt   float64 // actual virtual time A_i: ∫ dominant share dt, in seconds
-	warp float64 // remaining warp
+	vt    float64 // actual virtual time A_i: ∫ dominant share dt, in seconds
+	warpW float64 // the warp W_i of the current burst
+	warp  float64 // progress left before the warp ends
 }
 
 // core is the bookkeeping and task-starting machinery the whole family shares.
@@ -522,9 +523,9 @@ type shareHeap struct {
 	keys []float64
 }
 
-func (h *shareHeap) reset()          { h.qs, h.keys = h.qs[:0], h.keys[:0] }
-func (h *shareHeap) len() int        { return len(h.qs) }
-func (h *shareHeap) peek() *queue    { return h.qs[0] }
+func (h *shareHeap) reset()       { h.qs, h.keys = h.qs[:0], h.keys[:0] }
+func (h *shareHeap) len() int     { return len(h.qs) }
+func (h *shareHeap) peek() *queue { return h.qs[0] }
 func (h *shareHeap) less(a, b int) bool {
 	if h.keys[a] != h.keys[b] {
 		return h.keys[a] < h.keys[b]

@@ -10,12 +10,14 @@ import (
 
 // MBVT is M-BVT, the paper's multi-resource extension of borrowed-virtual-time scheduling
 // (§2.3): every queue has an actual virtual time A_i, its DRF progress (∫ dominant share dt, in
-// seconds); an LQ's burst arrival gives it a warp W_i, and queues are served in order of
-// effective virtual time E_i = A_i − w_i, where the remaining warp w_i is consumed at the rate of
-// the queue's DRF progress. The queue with the only smallest E_i takes all it can use; queues
-// whose E_i are equal (within tie_s) share by DRF. A queue that becomes active after being idle
-// starts from at least the smallest virtual time among active queues (BVT's scheduler virtual
-// time), so idleness banks no credit.
+// seconds). An LQ's burst arrival warps it: its effective virtual time is E_i = A_i − W_i while
+// its warp lasts, and A_i otherwise. The warp W_i is consumed at the rate of the queue's DRF
+// progress: it lasts until the queue has progressed W_i since the burst arrived (BVT's warp time
+// limit), so the priority is borrowed from the queue's future, not added to its long-term share.
+// Queues are served in order of E_i: the queue with the only smallest E_i takes all it can use;
+// queues whose E_i are equal (within tie_s) share by DRF. A queue that becomes active after
+// being idle starts from at least the smallest virtual time among active queues (BVT's
+// scheduler virtual time), so idleness banks no credit.
 type MBVT struct {
 	c       core
 	last    traces.Time
@@ -85,7 +87,7 @@ func (m *MBVT) Schedule(v policies.View, p *policies.Plan) error {
 			if err != nil {
 				return err
 			}
-			q.warp = w
+			q.warpW, q.warp = w, w
 		}
 	}
 	c.pl.begin(v)
@@ -97,12 +99,12 @@ func (m *MBVT) Schedule(v policies.View, p *policies.Plan) error {
 		}
 	}
 	slices.SortFunc(m.buf, func(x, y *queue) int {
-		return cmp.Or(cmp.Compare(x.vt-x.warp, y.vt-y.warp), cmp.Compare(x.idx, y.idx))
+		return cmp.Or(cmp.Compare(x.effective(), y.effective()), cmp.Compare(x.idx, y.idx))
 	})
 	for i := 0; i < len(m.buf); {
-		lo := m.buf[i].vt - m.buf[i].warp
+		lo := m.buf[i].effective()
 		j := i + 1
-		for j < len(m.buf) && m.buf[j].vt-m.buf[j].warp <= lo+c.cfg.tie {
+		for j < len(m.buf) && m.buf[j].effective() <= lo+c.cfg.tie {
 			j++
 		}
 		stopped, err := c.fillDRF(v, p, m.buf[i:j], &m.heap)
@@ -112,6 +114,14 @@ func (m *MBVT) Schedule(v policies.View, p *policies.Plan) error {
 		i = j
 	}
 	return nil
+}
+
+// effective is the queue's effective virtual time E_i.
+func (q *queue) effective() float64 {
+	if q.warp > 0 {
+		return q.vt - q.warpW
+	}
+	return q.vt
 }
 
 // warpOf is an LQ's warp W_i: its declared warp_s, else policy.params.warp_s, else the size of

@@ -182,13 +182,17 @@ func TestNBPFHasNoSoftClass(t *testing.T) {
 	}
 }
 
-// blockedScenario: a TQ fills the cluster at time 0; a hard LQ with 2-unit tasks arrives at 1s.
-func blockedScenario(t *testing.T, preempt bool) (*policytest.Fake, policies.Policy) {
+// blockedScenario: a TQ fills the cluster at time 0; a hard LQ with three 2-unit tasks (share
+// level 6) arrives at 1s.
+func blockedScenario(t *testing.T, preempt bool, machines ...traces.Vec) (*policytest.Fake, policies.Policy) {
 	params := map[string]any{
 		"queues":  map[string]any{"lq": lqDecl(1, 100, 10, 0.6, 0.6)},
 		"preempt": preempt,
 	}
-	f, p := fixture(t, "bpf", []traces.Vec{vec(10, 10)}, params,
+	if len(machines) == 0 {
+		machines = []traces.Vec{vec(10, 10)}
+	}
+	f, p := fixture(t, "bpf", machines, params,
 		job("tq", "tq", 0, 20, vec(1, 1), 100),
 		job("lq", "lq", 1, 3, vec(2, 2), 5),
 	)
@@ -219,22 +223,41 @@ func TestBPFKeepsFreedCapacityForABlockedHardQueue(t *testing.T) {
 }
 
 func TestBPFPreemptsElasticTasksForAHardQueueWhenAsked(t *testing.T) {
-	f, p := blockedScenario(t, true)
-	f.PreemptDelay = traces.FromSeconds(5)
-	_, plan := step(t, f, p, 1)
-	// The two most recently started TQ tasks (all started together: highest task index first)
-	// free the two units the LQ's task needs.
-	want := []policies.TaskRef{{Job: 0, Stage: 0, Task: 9}, {Job: 0, Stage: 0, Task: 8}}
-	if !slices.Equal(plan.Preempts, want) || len(plan.Starts) != 0 {
-		t.Fatalf("t=1s: plan %+v, want preemptions %v and no starts", plan, want)
+	tasks := func(ids ...int32) []policies.TaskRef {
+		var out []policies.TaskRef
+		for _, id := range ids {
+			out = append(out, policies.TaskRef{Job: 0, Stage: 0, Task: id})
+		}
+		return out
 	}
-	// While the preempted resources are being released nothing more is preempted, and the
-	// requeued TQ tasks do not get the room back.
-	if got, plan := step(t, f, p, 2); len(got) != 0 || len(plan.Preempts) != 0 {
-		t.Fatalf("t=2s: plan %+v, want nothing while the release is in flight", plan)
-	}
-	if got, _ := step(t, f, p, 6); !same(got, map[string]int32{"lq": 1}) {
-		t.Fatalf("t=6s: started %v, want one LQ task once the release landed", got)
+	for _, tc := range []struct {
+		name     string
+		machines []traces.Vec
+		victims  []policies.TaskRef
+		started  int32
+	}{
+		// The most recently started TQ tasks go first (all started together: highest index
+		// first). Pooled, room is made for all three LQ tasks at once.
+		{"in a pooled cluster room is made for the whole guarantee", []traces.Vec{vec(10, 10)}, tasks(9, 8, 7, 6, 5, 4), 3},
+		// With machines, room is made on one machine for the next task.
+		{"across machines room is made for the next task on one machine", []traces.Vec{vec(5, 5), vec(5, 5)}, tasks(9, 8), 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f, p := blockedScenario(t, true, tc.machines...)
+			f.PreemptDelay = traces.FromSeconds(5)
+			_, plan := step(t, f, p, 1)
+			if !slices.Equal(plan.Preempts, tc.victims) || len(plan.Starts) != 0 {
+				t.Fatalf("t=1s: plan %+v, want preemptions %v and no starts", plan, tc.victims)
+			}
+			// While the preempted resources are being released nothing more is preempted, and
+			// the requeued TQ tasks do not get the room back.
+			if got, plan := step(t, f, p, 2); len(got) != 0 || len(plan.Preempts) != 0 {
+				t.Fatalf("t=2s: plan %+v, want nothing while the release is in flight", plan)
+			}
+			if got, _ := step(t, f, p, 6); !same(got, map[string]int32{"lq": tc.started}) {
+				t.Fatalf("t=6s: started %v, want %d LQ tasks once the release landed", got, tc.started)
+			}
+		})
 	}
 }
 

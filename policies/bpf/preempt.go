@@ -14,7 +14,9 @@ type victim struct {
 	demand traces.Vec
 }
 
-// preemptFor frees room for a guaranteed queue blocked on a task of demand need, by preempting
+// preemptFor frees room of size need for a guaranteed queue blocked on free capacity (in pooled
+// mode all its guarantee still allows its head job to start; with several machines its next
+// task), by preempting
 // running tasks of rejected queues first, then of elastic queues from the largest dominant share
 // down (ties: higher queue index first); within a queue, the most recently started task first
 // (ties: higher job, stage, task). Each candidate's demand is tallied on its machine; at the

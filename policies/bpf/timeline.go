@@ -1,133 +1,94 @@
 package bpf
 
 import (
-	"math/rand/v2"
+	"slices"
 
 	"github.com/schedlab/schedlab/traces"
 )
 
+// bucketWidth is the span of simulated time one timeline bucket covers.
+const bucketWidth = traces.Second
+
 // timeline is the committed hard-guarantee demand as a step function of time: the sum of d_j(n)
-// over the ON periods [T_j(n), T_j(n)+t_j(n)) of the queues admitted to H. It is stored as
-// breakpoints (time → change of level) in a treap whose nodes also hold, per resource dimension,
-// the sum of the changes in their subtree and the largest level reached within it (maximum prefix
-// sum, in key order). Adding an interval costs two O(log m) insertions and the largest level over
-// an interval costs O(log m) for m breakpoints; node storage lives in flat arrays so a timeline
-// of millions of breakpoints stays compact.
+// over the ON periods [T_j(n), T_j(n)+t_j(n)) of the queues admitted to H.
 //
-// The treap's priorities come from an explicit generator; they shape only the tree, never a
-// result.
+// Time is cut into buckets of bucketWidth. A bucket records the level at its start (base), the
+// changes of level inside it (sorted breakpoints), and the highest level reached within it
+// (peak). Only buckets that hold a breakpoint or lie inside a committed interval exist; the
+// level is zero in every other bucket. Committing an interval [from, to) and asking for the peak
+// over one both cost O(1 + (to−from)/bucketWidth + b) for b breakpoints in the end buckets —
+// independent of how many intervals are committed elsewhere, so admitting queue after queue
+// costs time linear in their cycles. Buckets are found through a map used only for lookups.
 type timeline struct {
-	k     int // resource dimensions in use
-	key   []int64
-	pri   []uint64
-	left  []int32
-	right []int32
-	val   []int64 // per node, 3k values: change, subtree sum, subtree maximum prefix
-	root  int32
-	rng   *rand.Rand
-	tmp   []int64 // scratch for a query result
+	k       int // resource dimensions in use
+	buckets map[int64]*bucket
+	points  int
+	tmp     []int64 // scratch for a query result
 }
 
-const nilNode = int32(-1)
+type bucket struct {
+	base  [traces.MaxDims]int64 // level at the bucket's start, before its own breakpoints
+	peak  [traces.MaxDims]int64 // highest level within the bucket
+	keys  []int64               // breakpoint times inside the bucket, ascending
+	delta []int64               // k changes per breakpoint
+}
 
-func newTimeline(k int, rng *rand.Rand) *timeline {
-	return &timeline{k: k, root: nilNode, rng: rng, tmp: make([]int64, 3*k)}
+func newTimeline(k int) *timeline {
+	return &timeline{k: k, buckets: make(map[int64]*bucket), tmp: make([]int64, k)}
 }
 
 // size returns the number of breakpoints.
-func (t *timeline) size() int { return len(t.key) }
+func (t *timeline) size() int { return t.points }
 
-func (t *timeline) delta(x int32) []int64 { o := int(x) * 3 * t.k; return t.val[o : o+t.k] }
-func (t *timeline) sum(x int32) []int64 {
-	o := int(x)*3*t.k + t.k
-	return t.val[o : o+t.k]
-}
-func (t *timeline) maxPre(x int32) []int64 {
-	o := int(x)*3*t.k + 2*t.k
-	return t.val[o : o+t.k]
-}
-
-// pull recomputes x's aggregates from its children.
-func (t *timeline) pull(x int32) {
-	l, r := t.left[x], t.right[x]
-	d, s, m := t.delta(x), t.sum(x), t.maxPre(x)
-	for i := 0; i < t.k; i++ {
-		var sl int64
-		best := int64(0)
-		have := false
-		if l != nilNode {
-			sl = t.sum(l)[i]
-			best, have = t.maxPre(l)[i], true
-		}
-		here := sl + d[i]
-		if !have || here > best {
-			best = here
-		}
-		total := here
-		if r != nilNode {
-			if v := here + t.maxPre(r)[i]; v > best {
-				best = v
-			}
-			total += t.sum(r)[i]
-		}
-		s[i], m[i] = total, best
+func bucketOf(x int64) int64 {
+	b := x / bucketWidth
+	if x < 0 && x%bucketWidth != 0 {
+		b--
 	}
-}
-
-// split divides the subtree at x into keys < key (or ≤ key when inclusive) and the rest.
-func (t *timeline) split(x int32, key int64, inclusive bool) (int32, int32) {
-	if x == nilNode {
-		return nilNode, nilNode
-	}
-	goesLeft := t.key[x] < key || (inclusive && t.key[x] == key)
-	if goesLeft {
-		a, b := t.split(t.right[x], key, inclusive)
-		t.right[x] = a
-		t.pull(x)
-		return x, b
-	}
-	a, b := t.split(t.left[x], key, inclusive)
-	t.left[x] = b
-	t.pull(x)
-	return a, x
-}
-
-// merge joins two subtrees whose keys are ordered a < b.
-func (t *timeline) merge(a, b int32) int32 {
-	if a == nilNode {
-		return b
-	}
-	if b == nilNode {
-		return a
-	}
-	if t.pri[a] > t.pri[b] {
-		t.right[a] = t.merge(t.right[a], b)
-		t.pull(a)
-		return a
-	}
-	t.left[b] = t.merge(a, t.left[b])
-	t.pull(b)
 	return b
 }
 
-// change adds d (scaled by sign) to the level from time at on.
-func (t *timeline) change(at int64, d *traces.Vec, sign int64) {
-	lt, rest := t.split(t.root, at, false)
-	eq, gt := t.split(rest, at, true)
-	if eq == nilNode {
-		eq = int32(len(t.key))
-		t.key = append(t.key, at)
-		t.pri = append(t.pri, t.rng.Uint64())
-		t.left = append(t.left, nilNode)
-		t.right = append(t.right, nilNode)
-		t.val = append(t.val, make([]int64, 3*t.k)...)
+func (t *timeline) get(b int64) *bucket {
+	bk := t.buckets[b]
+	if bk == nil {
+		bk = &bucket{}
+		t.buckets[b] = bk
 	}
-	dd := t.delta(eq)
-	for i := 0; i < t.k; i++ {
-		dd[i] += sign * d[i]
+	return bk
+}
+
+// addPoint adds sign·d to the change at time x inside bucket bk.
+func (t *timeline) addPoint(bk *bucket, x int64, d *traces.Vec, sign int64) {
+	i, found := slices.BinarySearch(bk.keys, x)
+	if !found {
+		bk.keys = slices.Insert(bk.keys, i, x)
+		bk.delta = slices.Insert(bk.delta, i*t.k, make([]int64, t.k)...)
+		t.points++
 	}
-	t.pull(eq)
-	t.root = t.merge(lt, t.merge(eq, gt))
+	dd := bk.delta[i*t.k : (i+1)*t.k]
+	for j := range dd {
+		dd[j] += sign * d[j]
+	}
+}
+
+// repeak recomputes a bucket's peak from its base and breakpoints.
+func (t *timeline) repeak(bk *bucket, start int64) {
+	lvl := bk.base
+	// The base level holds from the bucket's start unless a breakpoint sits right there.
+	have := len(bk.keys) == 0 || bk.keys[0] > start
+	bk.peak = lvl
+	for i := range bk.keys {
+		for j := 0; j < t.k; j++ {
+			lvl[j] += bk.delta[i*t.k+j]
+		}
+		if !have {
+			bk.peak, have = lvl, true
+			continue
+		}
+		for j := 0; j < t.k; j++ {
+			bk.peak[j] = max(bk.peak[j], lvl[j])
+		}
+	}
 }
 
 // add commits demand d over [from, to).
@@ -135,31 +96,63 @@ func (t *timeline) add(from, to int64, d *traces.Vec) {
 	if to <= from {
 		return
 	}
-	t.change(from, d, +1)
-	t.change(to, d, -1)
+	bf, bt := bucketOf(from), bucketOf(to)
+	first := t.get(bf)
+	t.addPoint(first, from, d, +1)
+	t.repeak(first, bf*bucketWidth)
+	// Every later bucket up to the one holding to starts inside [from, to]: its base rises by d.
+	for b := bf + 1; b <= bt; b++ {
+		bk := t.get(b)
+		for j := 0; j < t.k; j++ {
+			bk.base[j] += d[j]
+			bk.peak[j] += d[j]
+		}
+	}
+	last := t.get(bt)
+	t.addPoint(last, to, d, -1)
+	t.repeak(last, bt*bucketWidth)
 }
 
-// peak returns, per dimension, the largest committed level over [from, to) (the level is 0
-// before the first breakpoint). The result is valid until the next call.
+// peak returns, per dimension, the highest committed level over [from, to). The result is valid
+// until the next call.
 func (t *timeline) peak(from, to int64) []int64 {
 	out := t.tmp[:t.k]
 	clear(out)
-	if to <= from || t.root == nilNode {
+	if to <= from {
 		return out
 	}
-	upto, rest := t.split(t.root, from, true) // keys ≤ from: the level at from
-	mid, after := t.split(rest, to, false)    // from < keys < to
-	if upto != nilNode {
-		copy(out, t.sum(upto))
-	}
-	if mid != nilNode {
-		m := t.maxPre(mid)
-		for i := range out {
-			if v := out[i] + m[i]; v > out[i] {
-				out[i] = v
+	bf, bl := bucketOf(from), bucketOf(to-1)
+	for b := bf; b <= bl; b++ {
+		bk := t.buckets[b]
+		if bk == nil {
+			continue // level 0
+		}
+		if b != bf && b != bl {
+			for j := 0; j < t.k; j++ {
+				out[j] = max(out[j], bk.peak[j])
+			}
+			continue
+		}
+		// An end bucket: scan its breakpoints over [max(from, start), min(to, end)).
+		lo := max(from, b*bucketWidth)
+		lvl := bk.base
+		i := 0
+		for ; i < len(bk.keys) && bk.keys[i] <= lo; i++ {
+			for j := 0; j < t.k; j++ {
+				lvl[j] += bk.delta[i*t.k+j]
+			}
+		}
+		for j := 0; j < t.k; j++ {
+			out[j] = max(out[j], lvl[j])
+		}
+		for ; i < len(bk.keys) && bk.keys[i] < to; i++ {
+			for j := 0; j < t.k; j++ {
+				lvl[j] += bk.delta[i*t.k+j]
+			}
+			for j := 0; j < t.k; j++ {
+				out[j] = max(out[j], lvl[j])
 			}
 		}
 	}
-	t.root = t.merge(upto, t.merge(mid, after))
 	return out
 }

@@ -51,15 +51,21 @@ func TestTimelinePeakMatchesBruteForce(t *testing.T) {
 		{"a few wide intervals over a short span", 5, 20, 1},
 		{"many intervals sharing endpoints on a coarse grid", 200, 50, 2},
 		{"many intervals with distinct endpoints", 300, 1_000_000, 3},
+		{"intervals spanning many buckets", 300, 50 * traces.Second, 4},
+		{"intervals on bucket boundaries", 200, 20, 5},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := rand.New(rand.NewPCG(tc.seed, 99))
 			const k = 3
-			tl := newTimeline(k, rand.New(rand.NewPCG(tc.seed, 7)))
+			tl := newTimeline(k)
 			var ivs []interval
 			for i := 0; i < tc.intervals; i++ {
 				a := r.Int64N(tc.span)
 				b := a + 1 + r.Int64N(tc.span/4+1)
+				if tc.span == 20 { // whole seconds: every endpoint on a bucket boundary
+					a *= traces.Second
+					b *= traces.Second
+				}
 				var d traces.Vec
 				for x := 0; x < k; x++ {
 					d[x] = r.Int64N(10)
@@ -69,6 +75,10 @@ func TestTimelinePeakMatchesBruteForce(t *testing.T) {
 				for q := 0; q < 3; q++ {
 					from := r.Int64N(tc.span+10) - 5
 					to := from + r.Int64N(tc.span/3+2)
+					if tc.span == 20 {
+						from *= traces.Second
+						to *= traces.Second
+					}
 					got := tl.peak(from, to)
 					want := brutePeak(ivs, from, to, k)
 					if to <= from {
@@ -86,7 +96,7 @@ func TestTimelinePeakMatchesBruteForce(t *testing.T) {
 }
 
 func TestTimelineMergesEqualBreakpoints(t *testing.T) {
-	tl := newTimeline(1, rand.New(rand.NewPCG(1, 2)))
+	tl := newTimeline(1)
 	d := traces.Vec{5}
 	for i := 0; i < 10; i++ {
 		tl.add(100, 200, &d)

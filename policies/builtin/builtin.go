@@ -6,11 +6,12 @@ package builtin
 import (
 	"github.com/schedlab/schedlab/policies"
 	"github.com/schedlab/schedlab/policies/baseline"
+	"github.com/schedlab/schedlab/policies/bpf"
 )
 
 // Entries lists the built-in policies in registration order.
 func Entries() []policies.Entry {
-	return []policies.Entry{
+	entries := []policies.Entry{
 		{Name: baseline.FIFOName, Description: "first in, first out: the earliest job takes every task that fits before the next", New: baseline.NewFIFO},
 		{Name: baseline.FairName, Description: "Hadoop-style fair sharing of running tasks in proportion to job or queue weight", New: baseline.NewFair},
 		{Name: baseline.DRFName, Description: "dominant resource fairness by progressive filling over jobs or queues", New: baseline.NewDRF},
@@ -18,6 +19,7 @@ func Entries() []policies.Entry {
 		{Name: baseline.EDFName, Description: "earliest deadline first; jobs without a deadline last", New: baseline.NewEDF},
 		{Name: baseline.SRPTName, Description: "shortest remaining estimated work first", New: baseline.NewSRPT},
 	}
+	return append(entries, bpf.Entries()...)
 }
 
 // Registry returns a new registry holding every built-in policy.

@@ -10,9 +10,9 @@ import (
 	"github.com/schedlab/schedlab/policies/builtin"
 )
 
-func TestRegistryListsTheBaselines(t *testing.T) {
+func TestRegistryListsEveryPolicy(t *testing.T) {
 	r := builtin.Registry()
-	want := []string{"drf", "edf", "fair", "fifo", "sp", "srpt"}
+	want := []string{"bpf", "drf", "edf", "fair", "fifo", "mbvt", "nbpf", "sp", "srpt"}
 	if got := r.Names(); !slices.Equal(got, want) {
 		t.Fatalf("Names() = %v, want %v", got, want)
 	}
@@ -52,7 +52,7 @@ func TestRegistryErrors(t *testing.T) {
 				_, err := r.New("lottery", policies.Options{})
 				return err
 			},
-			want: `"lottery" (valid: drf, edf, fair, fifo, sp, srpt)`,
+			want: `"lottery" (valid: bpf, drf, edf, fair, fifo, mbvt, nbpf, sp, srpt)`,
 			is:   policies.ErrUnknownPolicy,
 		},
 		{

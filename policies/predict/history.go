@@ -13,24 +13,28 @@ type medianHeap struct {
 // Len returns the number of values added.
 func (m *medianHeap) Len() int { return len(m.lo) + len(m.hi) }
 
-// Add inserts x.
+// Add inserts x with at most one sift up and one sift down: when x belongs to the half that
+// must not grow, it replaces that half's root, which moves to the other half.
 func (m *medianHeap) Add(x int64) {
-	if len(m.lo) == 0 || x <= m.lo[0] {
+	if len(m.lo) == len(m.hi) {
+		// lo must grow.
+		if len(m.hi) > 0 && x > m.hi[0] {
+			top := m.hi[0]
+			m.hi[0] = x
+			siftDown(m.hi, less)
+			x = top
+		}
 		m.lo = pushHeap(m.lo, x, greater)
-	} else {
-		m.hi = pushHeap(m.hi, x, less)
+		return
 	}
-	// Rebalance so that lo holds the extra element when the count is odd.
-	switch {
-	case len(m.lo) > len(m.hi)+1:
-		var top int64
-		m.lo, top = popHeap(m.lo, greater)
-		m.hi = pushHeap(m.hi, top, less)
-	case len(m.hi) > len(m.lo):
-		var top int64
-		m.hi, top = popHeap(m.hi, less)
-		m.lo = pushHeap(m.lo, top, greater)
+	// len(lo) == len(hi)+1: hi must grow.
+	if x < m.lo[0] {
+		top := m.lo[0]
+		m.lo[0] = x
+		siftDown(m.lo, greater)
+		x = top
 	}
+	m.hi = pushHeap(m.hi, x, less)
 }
 
 // Median returns the median: the middle value for an odd count, the mean of the two middle
@@ -65,36 +69,32 @@ func pushHeap(h []int64, x int64, before func(a, b int64) bool) []int64 {
 	return h
 }
 
-// popHeap removes and returns the root of the non-empty heap h.
-func popHeap(h []int64, before func(a, b int64) bool) ([]int64, int64) {
-	top := h[0]
-	n := len(h) - 1
-	h[0] = h[n]
-	h = h[:n]
+// siftDown restores the heap property of h after its root changed.
+func siftDown(h []int64, before func(a, b int64) bool) {
+	n := len(h)
 	i := 0
 	for {
 		l := 2*i + 1
 		if l >= n {
-			break
+			return
 		}
 		c := l
 		if r := l + 1; r < n && before(h[r], h[l]) {
 			c = r
 		}
 		if !before(h[c], h[i]) {
-			break
+			return
 		}
 		h[i], h[c] = h[c], h[i]
 		i = c
 	}
-	return h, top
 }
 
 // history is the incremental state of one runtime history (one feature value, raw or median
 // filtered) from which the four estimators are read in O(1):
 //
 //   - average: the mean of every runtime (an exact int64 sum over a count);
-//   - median: the exact median of every runtime (medianHeap; present only when needed);
+//   - median: the exact median of every runtime (medianHeap; kept only when needed);
 //   - rolling: an exponentially weighted mean r ← α·x + (1−α)·r, seeded with the first runtime;
 //   - recent: the mean of the last recentN runtimes (a ring buffer with a running sum).
 //

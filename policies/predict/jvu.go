@@ -154,6 +154,9 @@ type pendingJob struct {
 // nothing re-scans a history. Memory: O(1) per group except the exact median, whose two heaps
 // hold every runtime of the group (8 bytes per runtime per group it belongs to), and O(pairs)
 // per job between its submission and its completion (or Forget).
+//
+// A JVu is deterministic (no randomness, no clock, no map order in any output) and not safe
+// for concurrent use.
 type JVu struct {
 	opts       Options
 	slots      []slot
@@ -232,7 +235,7 @@ func (p *JVu) Options() Options { return p.opts }
 // Pairs names the feature:estimator pairs in index order: for each slot (Slots order), each
 // estimator, raw then (with the median filter) filtered, e.g. "job-median", "ljob-recent-mf",
 // "user+cpu-rolling", "all-average".
-func (p *JVu) Pairs() []string { return p.pairs }
+func (p *JVu) Pairs() []string { return slices.Clone(p.pairs) }
 
 // Slots names the grouping slots in tie-break order: the primary features, then (with
 // secondary features) each primary refined by cpu, mem and tasks ("job+cpu", ...), then "all".
@@ -620,19 +623,19 @@ func resize[T any](s []T, n int) []T {
 // SlotStats summarizes one slot's groups.
 type SlotStats struct {
 	// Name is the slot's name (Slots order).
-	Name string
+	Name string `json:"name"`
 	// Groups is the number of feature values with at least one completed runtime.
-	Groups int
+	Groups int `json:"groups"`
 	// Observations is the number of runtimes added to the slot's groups.
-	Observations int64
+	Observations int64 `json:"observations"`
 	// Outliers counts runtimes more than OutlierSigmas standard deviations from their
 	// history's mean (tested from MinOutlierHistory runtimes on), and GroupsWithOutliers the
 	// groups with at least one.
-	Outliers           int64
-	GroupsWithOutliers int
+	Outliers           int64 `json:"outliers"`
+	GroupsWithOutliers int   `json:"groups_with_outliers"`
 	// Testable counts the groups long enough for at least one runtime to have been tested
 	// (more than MinOutlierHistory runtimes).
-	Testable int
+	Testable int `json:"testable_groups"`
 }
 
 // Stats describes the predictor's state.

@@ -35,6 +35,7 @@ var errInterrupted = errors.New("interrupted")
 // exceptions.
 type abortError struct{ msg string }
 
+// Error returns the abort reason.
 func (e *abortError) Error() string { return e.msg }
 
 // WASI / emscripten errno values (not Linux's).

@@ -194,8 +194,8 @@ const (
 
 // Basis is a simplex basis: one status per variable and per row.
 type Basis struct {
-	Vars []BasisStatus
-	Rows []BasisStatus
+	Vars []BasisStatus // one per variable, in Var order
+	Rows []BasisStatus // one per row, in Row order
 }
 
 // WarmStart carries starting information for a solve of a model that is a
@@ -211,7 +211,8 @@ type WarmStart struct {
 	Values []float64
 	// PartialVars and PartialValues give a partial MIP start (HiGHS
 	// completes it by solving a sub-MIP). Used only when Values is nil.
-	PartialVars   []Var
+	PartialVars []Var
+	// PartialValues are the values of PartialVars, in the same order.
 	PartialValues []float64
 }
 

@@ -104,7 +104,20 @@ func TestRoundTrip(t *testing.T) {
 	}{
 		{"edge", edgeWorkload()},
 		{"empty", &traces.Workload{Name: "empty", Dims: []string{"cpu"}}},
-		{"random", randomWorkload(rng, 40000)},
+		{"cluster", &traces.Workload{Dims: []string{"cpu", "mem"}, Cluster: traces.Cluster{Machines: []traces.Machine{
+			{Name: "a", Capacity: traces.VecOf(1, 1)}, {Name: "b", Capacity: traces.VecOf(1, 1), GPU: true},
+			{Name: "m2", Capacity: traces.VecOf(2, 1), Platform: "x"}, {Name: "", Capacity: traces.VecOf(2, 1)},
+		}}}},
+		{"empty cluster", &traces.Workload{Dims: []string{}, Cluster: traces.Cluster{Machines: []traces.Machine{}, Pooled: true}}},
+		{"uniform", &traces.Workload{Dims: []string{"cpu"}, Cluster: traces.Uniform(1000, traces.VecOf(1), 40)}},
+		{"random", randomWorkload(rng, 3000)},
+	}
+	if !testing.Short() && !raceEnabled {
+		// Over 64k stage rows: several row groups, and Parquet read batches that split jobs.
+		cases = append(cases, struct {
+			name string
+			w    *traces.Workload
+		}{"large", randomWorkload(rng, 40000)})
 	}
 	for _, c := range cases {
 		for _, ext := range []string{".parquet", ".arrow"} {
@@ -151,7 +164,7 @@ func TestRoundTrip(t *testing.T) {
 
 // TestSmallBatches forces jobs to straddle record batches on the Writer side.
 func TestSmallBatches(t *testing.T) {
-	w := randomWorkload(rand.New(rand.NewPCG(3, 4)), 500)
+	w := randomWorkload(rand.New(rand.NewPCG(3, 4)), 60)
 	for _, ext := range []string{".parquet", ".arrow"} {
 		path := filepath.Join(t.TempDir(), "w"+ext)
 		cw, err := NewWriter(path, MetaOf(w), WithBatchRows(7))
@@ -394,4 +407,65 @@ func TestReadErrors(t *testing.T) {
 			}
 		})
 	}
+}
+
+func TestDecodeClusterErrors(t *testing.T) {
+	n := func(k int) *int { return &k }
+	for _, jc := range []jsonCluster{
+		{N: n(-1)},
+		{N: n(2), Capacity: [][]int64{{1, 1, 1, 1, 1, 1, 1}}},
+		{N: n(1), Capacity: [][]int64{{2, 1, 1, 1, 1, 1, 1}}},
+		{N: n(1), Capacity: [][]int64{{1, 1}}},
+		{N: n(1), Capacity: [][]int64{{1, 1, 1, 1, 1, 1, 1}}, Names: []string{"a", "b"}},
+		{N: n(1), Capacity: [][]int64{{1, 1, 1, 1, 1, 1, 1}}, GPU: []int{3}},
+	} {
+		if _, err := decodeCluster(jc); err == nil {
+			t.Errorf("decodeCluster(%+v) succeeded", jc)
+		}
+	}
+}
+
+// TestJobsSpanningBatches writes record batches that cut jobs anywhere (as other Arrow writers
+// may): the reader carries the unfinished job over to the next batch.
+func TestJobsSpanningBatches(t *testing.T) {
+	w := randomWorkload(rand.New(rand.NewPCG(9, 9)), 200)
+	md, err := MetaOf(w).metadata()
+	if err != nil {
+		t.Fatal(err)
+	}
+	schema := arrow.NewSchema(Schema.Fields(), &md)
+	enc := newEncoder(schema)
+	for i := range w.Jobs {
+		if err := enc.add(&w.Jobs[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rec := enc.record()
+	defer rec.Release()
+	path := filepath.Join(t.TempDir(), "cut.arrow")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fw, err := ipc.NewFileWriter(f, ipc.WithSchema(schema))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for start, step := int64(0), int64(1); start < rec.NumRows(); start, step = start+step, step*2+1 {
+		end := min(start+step, rec.NumRows())
+		s := rec.NewSlice(start, end)
+		if err := fw.Write(s); err != nil {
+			t.Fatal(err)
+		}
+		s.Release()
+	}
+	if err := fw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	got, err := Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkSame(t, got, w)
 }

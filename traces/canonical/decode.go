@@ -2,6 +2,7 @@ package canonical
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/apache/arrow/go/v15/arrow"
 	"github.com/apache/arrow/go/v15/arrow/array"
@@ -145,11 +146,12 @@ type strReader struct {
 	col      arrow.Array
 	s        *array.String
 	dict     *array.Dictionary
+	idx32    []int32 // the dictionary's indices when they are int32 (Parquet's), for speed
 	dictVals []string
 }
 
 func (r *strReader) set(col arrow.Array) error {
-	r.col, r.s, r.dict, r.dictVals = col, nil, nil, r.dictVals[:0]
+	r.col, r.s, r.dict, r.idx32, r.dictVals = col, nil, nil, nil, r.dictVals[:0]
 	switch a := col.(type) {
 	case *array.String:
 		r.s = a
@@ -159,6 +161,14 @@ func (r *strReader) set(col arrow.Array) error {
 			return fmt.Errorf("column %s: dictionary of %s, want utf8", r.name, a.Dictionary().DataType())
 		}
 		r.dict = a
+		if ix, ok := a.Indices().(*array.Int32); ok {
+			r.idx32 = ix.Int32Values()
+			for i, k := range r.idx32 {
+				if (k < 0 || int(k) >= vals.Len()) && a.IsValid(i) {
+					return fmt.Errorf("column %s: dictionary index %d outside %d values", r.name, k, vals.Len())
+				}
+			}
+		}
 		for i := 0; i < vals.Len(); i++ {
 			r.dictVals = append(r.dictVals, vals.Value(i))
 		}
@@ -172,6 +182,12 @@ func (r *strReader) set(col arrow.Array) error {
 // Reader allocates with the Go allocator, whose buffers are ordinary garbage-collected memory that
 // Arrow never reuses, so a kept string simply keeps its buffer alive.
 func (r *strReader) value(i int) string {
+	if r.idx32 != nil {
+		if k := r.idx32[i]; k >= 0 && int(k) < len(r.dictVals) {
+			return r.dictVals[k]
+		}
+		return "" // a null slot
+	}
 	if r.dict != nil {
 		return r.dictVals[r.dict.GetValueIndex(i)]
 	}
@@ -242,6 +258,7 @@ func listValues[T int64 | int32](rec arrow.Record, idx int) (*array.List, []T, e
 // decode appends the jobs completed by rec's rows to dst.
 func (d *decoder) decode(rec arrow.Record, dst []traces.Job) ([]traces.Job, error) {
 	n := int(rec.NumRows())
+	dst = slices.Grow(dst, n) // at most one job per row
 	for c := 0; c < int(rec.NumCols()); c++ {
 		if rec.Column(c).Len() != n {
 			return dst, fmt.Errorf("row %d: column %s has %d rows, batch has %d", d.row, rec.ColumnName(c), rec.Column(c).Len(), n)

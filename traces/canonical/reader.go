@@ -284,15 +284,39 @@ func Read(path string) (*traces.Workload, error) {
 	m := r.Meta()
 	w := &traces.Workload{Name: m.Name, Source: m.Source, Dims: m.Dims, Cluster: m.Cluster}
 	if r.rows > 0 {
+		// Parquet states its row count: decode straight into one slice.
 		w.Jobs = make([]traces.Job, 0, r.rows)
-	}
-	for {
-		w.Jobs, err = r.fill(w.Jobs)
-		if errors.Is(err, io.EOF) {
-			break
+		for {
+			w.Jobs, err = r.fill(w.Jobs)
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil {
+				return nil, err
+			}
 		}
-		if err != nil {
-			return nil, err
+	} else {
+		// Arrow IPC does not: decode batch by batch and concatenate once.
+		var chunks [][]traces.Job
+		n := 0
+		for {
+			var c []traces.Job
+			c, err = r.fill(nil)
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil {
+				return nil, err
+			}
+			chunks = append(chunks, c)
+			n += len(c)
+		}
+		if n > 0 {
+			w.Jobs = make([]traces.Job, 0, n)
+			for i, c := range chunks {
+				w.Jobs = append(w.Jobs, c...)
+				chunks[i] = nil
+			}
 		}
 	}
 	if len(w.Jobs) == 0 {

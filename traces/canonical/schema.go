@@ -43,7 +43,7 @@ const (
 	KeyName    = "schedlab.name"
 	KeySource  = "schedlab.source"
 	KeyDims    = "schedlab.dims"    // JSON array of dimension names
-	KeyCluster = "schedlab.cluster" // JSON object {"pooled": bool, "machines": [...]}
+	KeyCluster = "schedlab.cluster" // JSON object, see jsonCluster
 )
 
 // Column names, in schema order.
@@ -159,17 +159,110 @@ func MetaOf(w *traces.Workload) Meta {
 	return Meta{Name: w.Name, Source: w.Source, Dims: w.Dims, Cluster: w.Cluster}
 }
 
-type jsonMachine struct {
-	Name     string                `json:"name"`
-	Capacity [traces.MaxDims]int64 `json:"capacity"`
-	Rack     string                `json:"rack,omitempty"`
-	GPU      bool                  `json:"gpu,omitempty"`
-	Platform string                `json:"platform,omitempty"`
+// jsonCluster is the cluster's JSON form, column-wise so that a cluster of thousands of machines
+// decodes quickly: names are omitted when every machine i is named "m<i>" (the convention of
+// traces.Uniform), capacities are run-length encoded as [count, c0, ..., c5] runs, and racks,
+// GPU flags and platforms appear only when some machine has one. N is null for a nil machine list.
+type jsonCluster struct {
+	Pooled    bool      `json:"pooled"`
+	N         *int      `json:"n"`
+	Names     []string  `json:"names,omitempty"`
+	Capacity  [][]int64 `json:"capacity,omitempty"`
+	Racks     []string  `json:"racks,omitempty"`
+	GPU       []int     `json:"gpu,omitempty"` // indices of machines with a GPU
+	Platforms []string  `json:"platforms,omitempty"`
 }
 
-type jsonCluster struct {
-	Pooled   bool          `json:"pooled"`
-	Machines []jsonMachine `json:"machines"`
+func encodeCluster(c traces.Cluster) jsonCluster {
+	jc := jsonCluster{Pooled: c.Pooled}
+	if c.Machines == nil {
+		return jc
+	}
+	n := len(c.Machines)
+	jc.N = &n
+	numbered, racks, platforms := true, false, false
+	for i, m := range c.Machines {
+		if m.Name != "m"+strconv.Itoa(i) {
+			numbered = false
+		}
+		racks = racks || m.Rack != ""
+		platforms = platforms || m.Platform != ""
+		if m.GPU {
+			jc.GPU = append(jc.GPU, i)
+		}
+		if k := len(jc.Capacity); k > 0 && traces.Vec(jc.Capacity[k-1][1:]) == m.Capacity {
+			jc.Capacity[k-1][0]++
+		} else {
+			jc.Capacity = append(jc.Capacity, append([]int64{1}, m.Capacity[:]...))
+		}
+	}
+	for _, m := range c.Machines {
+		if !numbered {
+			jc.Names = append(jc.Names, m.Name)
+		}
+		if racks {
+			jc.Racks = append(jc.Racks, m.Rack)
+		}
+		if platforms {
+			jc.Platforms = append(jc.Platforms, m.Platform)
+		}
+	}
+	return jc
+}
+
+func decodeCluster(jc jsonCluster) (traces.Cluster, error) {
+	c := traces.Cluster{Pooled: jc.Pooled}
+	if jc.N == nil {
+		return c, nil
+	}
+	n := *jc.N
+	if n < 0 || n > 1<<26 {
+		return c, fmt.Errorf("%d machines", n)
+	}
+	for _, col := range []struct {
+		name string
+		len  int
+	}{{"names", len(jc.Names)}, {"racks", len(jc.Racks)}, {"platforms", len(jc.Platforms)}} {
+		if col.len != 0 && col.len != n {
+			return c, fmt.Errorf("%d %s for %d machines", col.len, col.name, n)
+		}
+	}
+	c.Machines = make([]traces.Machine, n)
+	i := 0
+	for _, run := range jc.Capacity {
+		if len(run) != 1+traces.MaxDims || run[0] < 1 || run[0] > int64(n-i) {
+			return c, fmt.Errorf("capacity run %v: want [count ≤ %d, %d amounts]", run, n-i, traces.MaxDims)
+		}
+		v := traces.Vec(run[1:])
+		for range run[0] {
+			c.Machines[i].Capacity = v
+			i++
+		}
+	}
+	if i != n {
+		return c, fmt.Errorf("capacity runs cover %d of %d machines", i, n)
+	}
+	for i := range c.Machines {
+		m := &c.Machines[i]
+		if jc.Names != nil {
+			m.Name = jc.Names[i]
+		} else {
+			m.Name = "m" + strconv.Itoa(i)
+		}
+		if jc.Racks != nil {
+			m.Rack = jc.Racks[i]
+		}
+		if jc.Platforms != nil {
+			m.Platform = jc.Platforms[i]
+		}
+	}
+	for _, g := range jc.GPU {
+		if g < 0 || g >= n {
+			return c, fmt.Errorf("gpu machine %d out of range", g)
+		}
+		c.Machines[g].GPU = true
+	}
+	return c, nil
 }
 
 // metadata encodes m as schema metadata.
@@ -178,14 +271,7 @@ func (m Meta) metadata() (arrow.Metadata, error) {
 	if err != nil {
 		return arrow.Metadata{}, fmt.Errorf("canonical: encode dims: %w", err)
 	}
-	jc := jsonCluster{Pooled: m.Cluster.Pooled}
-	if m.Cluster.Machines != nil {
-		jc.Machines = make([]jsonMachine, len(m.Cluster.Machines))
-		for i, mc := range m.Cluster.Machines {
-			jc.Machines[i] = jsonMachine{Name: mc.Name, Capacity: mc.Capacity, Rack: mc.Rack, GPU: mc.GPU, Platform: mc.Platform}
-		}
-	}
-	cluster, err := json.Marshal(jc)
+	cluster, err := json.Marshal(encodeCluster(m.Cluster))
 	if err != nil {
 		return arrow.Metadata{}, fmt.Errorf("canonical: encode cluster: %w", err)
 	}
@@ -220,13 +306,11 @@ func parseMeta(find func(key string) (string, bool)) (Meta, error) {
 		if err := json.Unmarshal([]byte(s), &jc); err != nil {
 			return m, fmt.Errorf("%w: %s: %v", errMeta, KeyCluster, err)
 		}
-		m.Cluster.Pooled = jc.Pooled
-		if jc.Machines != nil {
-			m.Cluster.Machines = make([]traces.Machine, len(jc.Machines))
-			for i, mc := range jc.Machines {
-				m.Cluster.Machines[i] = traces.Machine{Name: mc.Name, Capacity: mc.Capacity, Rack: mc.Rack, GPU: mc.GPU, Platform: mc.Platform}
-			}
+		c, err := decodeCluster(jc)
+		if err != nil {
+			return m, fmt.Errorf("%w: %s: %v", errMeta, KeyCluster, err)
 		}
+		m.Cluster = c
 	}
 	return m, nil
 }

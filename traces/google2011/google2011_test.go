@@ -458,8 +458,8 @@ func TestFastFloat(t *testing.T) {
 // TestSharedMonth scans all 500 job_events parts when the shared data is present: the whole
 // month's job runtimes come out of job_events alone.
 func TestSharedMonth(t *testing.T) {
-	if testing.Short() {
-		t.Skip("-short")
+	if testing.Short() || raceEnabled {
+		t.Skip("skipped with -short and -race")
 	}
 	dir := sharedData(t, "google2011/job_events")
 	files, _ := filepath.Glob(filepath.Join(dir, "part-*-of-00500.csv.gz"))
@@ -487,8 +487,8 @@ func TestSharedMonth(t *testing.T) {
 
 // TestSharedTaskEvents joins the first ten parts of job_events and task_events.
 func TestSharedTaskEvents(t *testing.T) {
-	if testing.Short() {
-		t.Skip("-short")
+	if testing.Short() || raceEnabled {
+		t.Skip("skipped with -short and -race")
 	}
 	root := sharedData(t, "google2011")
 	var jobs, tasks []string

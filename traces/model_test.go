@@ -1,0 +1,146 @@
+package traces
+
+import (
+	"errors"
+	"math"
+	"strings"
+	"testing"
+)
+
+func twoStage() *Workload {
+	return &Workload{
+		Dims:    []string{"cpu", "mem"},
+		Cluster: Uniform(2, VecOf(1, 1), 1),
+		Jobs: []Job{{
+			ID: 1, Submit: 5 * Second,
+			Stages: []Stage{
+				{Name: "map", Tasks: 4, Demand: VecOf(0.5, 0.25), Duration: 10 * Second, Estimate: 10 * Second},
+				{Name: "reduce", Tasks: 1, Demand: VecOf(1, 1), Duration: 3 * Second, Estimate: 4 * Second, Parents: []int32{0}},
+			},
+		}},
+	}
+}
+
+func TestVecArithmeticIsExact(t *testing.T) {
+	v := VecOf(0.1, 0.2)
+	var sum Vec
+	for i := 0; i < 10; i++ {
+		sum = sum.Add(v)
+	}
+	if sum != VecOf(1, 2) {
+		t.Fatalf("ten times %v = %v, want exactly [1 2]", v.Format(2), sum.Format(2))
+	}
+	if !VecOf(1, 2).Fits(sum) || VecOf(1, 2.000001).Fits(sum) {
+		t.Fatal("Fits is not exact at the boundary")
+	}
+	if got := VecOf(0.5, 0.25).DominantShare(VecOf(2, 0.5)); got != 0.5 {
+		t.Fatalf("dominant share = %v, want 0.5 (mem)", got)
+	}
+}
+
+func TestJobDerivedQuantities(t *testing.T) {
+	j := &twoStage().Jobs[0]
+	if j.Tasks() != 5 || j.Work() != 43*Second {
+		t.Fatalf("tasks %d work %d, want 5 and 43 s", j.Tasks(), j.Work())
+	}
+	if cp := j.CriticalPath(false); cp != 13*Second {
+		t.Fatalf("critical path %d, want 13 s", cp)
+	}
+	if cp := j.CriticalPath(true); cp != 14*Second {
+		t.Fatalf("estimated critical path %d, want 14 s", cp)
+	}
+}
+
+func TestUtilityFamilies(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		u    Utility
+		at   Time
+		want float64
+	}{
+		{"a sigmoid is half its height at the target", Utility{Kind: UtilitySigmoid, Priority: 4, Decay: 5, Target: 100 * Second}, 100 * Second, 2},
+		{"a steep sigmoid is near zero past the target", Utility{Kind: UtilitySigmoid, Priority: 4, Decay: 5, Target: 100 * Second}, 110 * Second, 4 / (1 + math.Exp(50))},
+		{"a linear utility falls with time since submit", Utility{Kind: UtilityLinear, Priority: 1, Slope: -0.01, Target: 200 * Second}, 50 * Second, 0.5},
+		{"a linear utility is zero past its target", Utility{Kind: UtilityLinear, Priority: 1, Slope: -0.001, Target: 20 * Second}, 30 * Second, 0},
+		{"a constant utility ignores time", Utility{Kind: UtilityConstant, Priority: 3}, 1e9 * Second, 3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := tc.u.Value(0, tc.at); math.Abs(got-tc.want) > 1e-12 {
+				t.Fatalf("U(%d) = %v, want %v", tc.at, got, tc.want)
+			}
+		})
+	}
+}
+
+func TestValidateLocatesProblems(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		mutate func(w *Workload)
+		want   string
+	}{
+		{"a stage without tasks", func(w *Workload) { w.Jobs[0].Stages[0].Tasks = 0 }, "job 0 (id 1) stage 0: tasks"},
+		{"a zero duration", func(w *Workload) { w.Jobs[0].Stages[1].Duration = 0 }, "stage 1: duration"},
+		{"a parent out of range", func(w *Workload) { w.Jobs[0].Stages[1].Parents = []int32{7} }, "parent 7 out of range"},
+		{"a dependency cycle", func(w *Workload) { w.Jobs[0].Stages[0].Parents = []int32{1} }, "dependency cycle"},
+		{"a demand no machine holds", func(w *Workload) { w.Jobs[0].Stages[0].Demand = VecOf(2, 0) }, "fits on no machine"},
+		{"jobs out of submit order", func(w *Workload) {
+			j := w.Jobs[0]
+			j.Submit = 0
+			w.Jobs = append(w.Jobs, j)
+		}, "not sorted"},
+		{"a negative submit", func(w *Workload) { w.Jobs[0].Submit = -1 }, "submit: negative"},
+		{"a deadline before submit", func(w *Workload) { w.Jobs[0].Deadline = Second }, "deadline"},
+		{"no machines", func(w *Workload) { w.Cluster.Machines = nil }, "cluster: no machines"},
+		{"task durations of the wrong length", func(w *Workload) { w.Jobs[0].Stages[0].TaskDurations = []Time{1} }, "1 durations for 4 tasks"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := twoStage()
+			tc.mutate(w)
+			err := w.Validate()
+			var ie *InvalidError
+			if err == nil || !errors.As(err, &ie) || !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("Validate() = %v, want an *InvalidError containing %q", err, tc.want)
+			}
+		})
+	}
+	if err := twoStage().Validate(); err != nil {
+		t.Fatalf("valid workload rejected: %v", err)
+	}
+}
+
+func TestPooledDemandMayExceedOneMachine(t *testing.T) {
+	w := twoStage()
+	w.Jobs[0].Stages[0].Demand = VecOf(1.5, 0)
+	w.Cluster.Pooled = true
+	if err := w.Validate(); err != nil {
+		t.Fatalf("pooled cluster of 2 rejected a 1.5-machine task: %v", err)
+	}
+}
+
+func TestHashSeesEveryReplayedField(t *testing.T) {
+	base := twoStage().Hash()
+	if twoStage().Hash() != base {
+		t.Fatal("hash is not deterministic")
+	}
+	for name, change := range map[string]func(w *Workload){
+		"submit":   func(w *Workload) { w.Jobs[0].Submit++ },
+		"estimate": func(w *Workload) { w.Jobs[0].Stages[1].Estimate++ },
+		"demand":   func(w *Workload) { w.Jobs[0].Stages[0].Demand[1]++ },
+		"parents":  func(w *Workload) { w.Jobs[0].Stages[1].Parents = nil },
+		"capacity": func(w *Workload) { w.Cluster.Machines[1].Capacity[0]++ },
+		"pooled":   func(w *Workload) { w.Cluster.Pooled = true },
+		"class":    func(w *Workload) { w.Jobs[0].Class = "slo" },
+		"utility":  func(w *Workload) { w.Jobs[0].Utility = &Utility{Kind: UtilityConstant, Priority: 1} },
+	} {
+		w := twoStage()
+		change(w)
+		if w.Hash() == base {
+			t.Errorf("changing %s left the hash unchanged", name)
+		}
+	}
+	w := twoStage()
+	w.Name, w.Source = "renamed", "elsewhere"
+	if w.Hash() != base {
+		t.Error("name and source changed the content hash")
+	}
+}
