@@ -18,15 +18,21 @@ const bucketWidth = traces.Second
 // level is zero in every other bucket. Committing an interval [from, to) and asking for the peak
 // over one both cost O(1 + (to−from)/bucketWidth + b) for b breakpoints in the end buckets —
 // independent of how many intervals are committed elsewhere, so admitting queue after queue
-// costs time linear in their cycles. Buckets are found through a map used only for lookups.
+// costs time linear in their cycles. Buckets from time 0 up to denseBuckets are kept in a slice
+// indexed by bucket number; the rare ones beyond (or before 0) in a map used only for lookups.
 type timeline struct {
-	k       int // resource dimensions in use
-	buckets map[int64]*bucket
-	points  int
-	tmp     []int64 // scratch for a query result
+	k      int // resource dimensions in use
+	dense  []bucket
+	sparse map[int64]*bucket
+	points int
+	tmp    []int64 // scratch for a query result
 }
 
+// denseBuckets bounds the slice of buckets: about 48 days of simulated time.
+const denseBuckets = 1 << 22
+
 type bucket struct {
+	used  bool
 	base  [traces.MaxDims]int64 // level at the bucket's start, before its own breakpoints
 	peak  [traces.MaxDims]int64 // highest level within the bucket
 	keys  []int64               // breakpoint times inside the bucket, ascending
@@ -34,7 +40,7 @@ type bucket struct {
 }
 
 func newTimeline(k int) *timeline {
-	return &timeline{k: k, buckets: make(map[int64]*bucket), tmp: make([]int64, k)}
+	return &timeline{k: k, sparse: make(map[int64]*bucket), tmp: make([]int64, k)}
 }
 
 // size returns the number of breakpoints.
@@ -48,13 +54,34 @@ func bucketOf(x int64) int64 {
 	return b
 }
 
+// get returns bucket b, creating it if needed.
 func (t *timeline) get(b int64) *bucket {
-	bk := t.buckets[b]
+	if b >= 0 && b < denseBuckets {
+		if int(b) >= len(t.dense) {
+			n := max(int(b)+1, 2*len(t.dense), 1024)
+			t.dense = append(t.dense, make([]bucket, min(n, denseBuckets)-len(t.dense))...)
+		}
+		bk := &t.dense[b]
+		bk.used = true
+		return bk
+	}
+	bk := t.sparse[b]
 	if bk == nil {
-		bk = &bucket{}
-		t.buckets[b] = bk
+		bk = &bucket{used: true}
+		t.sparse[b] = bk
 	}
 	return bk
+}
+
+// find returns bucket b, or nil if it does not exist (its level is zero throughout).
+func (t *timeline) find(b int64) *bucket {
+	if b >= 0 && b < denseBuckets {
+		if int(b) < len(t.dense) && t.dense[b].used {
+			return &t.dense[b]
+		}
+		return nil
+	}
+	return t.sparse[b]
 }
 
 // addPoint adds sign·d to the change at time x inside bucket bk.
@@ -123,7 +150,7 @@ func (t *timeline) peak(from, to int64) []int64 {
 	}
 	bf, bl := bucketOf(from), bucketOf(to-1)
 	for b := bf; b <= bl; b++ {
-		bk := t.buckets[b]
+		bk := t.find(b)
 		if bk == nil {
 			continue // level 0
 		}
