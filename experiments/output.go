@@ -136,7 +136,7 @@ func WriteJobs(f io.Writer, jobs []replay.JobRecord) error {
 	rec := b.NewRecord()
 	defer rec.Release()
 	props := parquet.NewWriterProperties(
-		parquet.WithCompression(compress.Codecs.Zstd),
+		parquet.WithCompression(compress.Codecs.Snappy),
 		parquet.WithCreatedBy("schedlab "+Version),
 		parquet.WithDictionaryDefault(true),
 	)

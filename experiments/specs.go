@@ -291,10 +291,15 @@ func parseSpec(fsys fs.FS, name, display, id string) (*Spec, error) {
 	s := &Spec{ID: id, File: display + name}
 	p.spec(s, root)
 	if len(p.errs) > 0 {
-		if len(p.errs) > 10 {
-			p.errs = append(p.errs[:10], fmt.Errorf("… and %d more errors", len(p.errs)-10))
+		var msgs []string
+		for i, e := range p.errs {
+			if i == 10 {
+				msgs = append(msgs, fmt.Sprintf("… and %d more errors", len(p.errs)-10))
+				break
+			}
+			msgs = append(msgs, strings.TrimPrefix(e.Error(), ErrConfig.Error()+": "))
 		}
-		return nil, errors.Join(p.errs...)
+		return nil, fmt.Errorf("%w: %s", ErrConfig, strings.Join(msgs, "\n"))
 	}
 	return s, nil
 }
@@ -520,13 +525,60 @@ func (p *specParser) scalar(n *yaml.Node, what string) (any, bool) {
 
 // checkConfig validates one configuration key and value through Resolve, reporting at n.
 func (p *specParser) checkConfig(n *yaml.Node, key string, val any, what string) {
-	if err := CheckKeys([]string{key}, "spec"); err != nil {
-		p.errf(n, "%s: unknown config key %q (valid: %s, policy.params.*)", what, key, strings.Join(KeyNames(), ", "))
+	if !p.checkKey(n, key, what) {
 		return
 	}
 	if err := CheckValue(key, val); err != nil {
 		p.errf(n, "%s: %v", what, strings.TrimPrefix(err.Error(), ErrConfig.Error()+": "))
 	}
+}
+
+// checkKey reports an unknown configuration key at n, suggesting near names.
+func (p *specParser) checkKey(n *yaml.Node, key, what string) bool {
+	if CheckKeys([]string{key}, "spec") == nil {
+		return true
+	}
+	p.errf(n, "%s: unknown config key %q%s (see `schedlab config keys`)", what, key, suggest(key, append(KeyNames(), "policy.params.*")))
+	return false
+}
+
+// suggest returns ", did you mean a or b?" for the names closest to key, or "".
+func suggest(key string, names []string) string {
+	best, bestD := []string(nil), 4
+	for _, n := range names {
+		d := editDistance(key, n)
+		switch {
+		case d < bestD:
+			best, bestD = []string{n}, d
+		case d == bestD:
+			best = append(best, n)
+		}
+	}
+	if len(best) == 0 || len(best) > 3 {
+		return ""
+	}
+	return ", did you mean " + strings.Join(best, " or ") + "?"
+}
+
+// editDistance is the Levenshtein distance between a and b.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
 }
 
 // CheckValue validates one configuration key and value as Resolve would, and checks that a
@@ -611,6 +663,9 @@ func (p *specParser) axis(n *yaml.Node, what string, seen map[string]bool) (Axis
 	}
 	if seen[a.Key] {
 		p.errf(f["key"], "%s: %q is swept twice", what, a.Key)
+		return a, false
+	}
+	if !p.checkKey(f["key"], a.Key, what+".key") {
 		return a, false
 	}
 	seen[a.Key] = true
@@ -849,7 +904,7 @@ func (s *Spec) NormalizeKey(name string) (string, error) {
 	if len(hits) > 1 {
 		return "", fmt.Errorf("%q is ambiguous (%s)", name, strings.Join(hits, ", "))
 	}
-	return "", fmt.Errorf("%q is not an axis (axes: %s, seed)", name, strings.Join(keys, ", "))
+	return "", fmt.Errorf("%q is not an axis (axes: %s)", name, strings.Join(append(keys, "seed"), ", "))
 }
 
 var metricRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.\-]*$`)

@@ -136,7 +136,8 @@ func TestSpecErrorsNameFileAndLine(t *testing.T) {
 		want string
 	}{
 		{"an unknown top-level key is an error", head + "figurez: []\n", "spec.yaml:5: spec: unknown key \"figurez\""},
-		{"an unknown base key is an error", "base: {engine: {cycle: 1}}\n" + head, "spec.yaml:1: base: unknown config key \"engine.cycle\""},
+		{"an unknown base key is an error", "base: {engine: {cycle: 1}}\n" + head, "spec.yaml:1: base: unknown config key \"engine.cycle\", did you mean engine.cycle_s?"},
+		{"a misspelt axis key is an error at its line", "axes:\n  - key: policy.nme\n    values: [fifo]\nseeds: {count: 1}\nlabels: {quick: {}, paper: {}}\n", "spec.yaml:2: axes[0].key: unknown config key \"policy.nme\", did you mean policy.name?"},
 		{"a base value of the wrong type is an error", "base: {engine: {cycle_s: fast}}\n" + head, "spec.yaml:1: base: engine.cycle_s: want a number ≥ 0"},
 		{"an unknown policy is an error", "axes:\n  - key: policy.name\n    values: [fifo, nosuch]\nseeds: {count: 1}\nlabels: {quick: {}, paper: {}}\n", "spec.yaml:3: axes[0].values[1]: policy.name: unknown policy \"nosuch\""},
 		{"a negative machine count is an error", "axes:\n  - {key: workload.machines, values: [-1]}\nseeds: {count: 1}\nlabels: {quick: {}, paper: {}}\n", "spec.yaml:2: axes[0].values[0]: workload.machines: want an integer ≥ 0"},

@@ -69,6 +69,7 @@ spec YAML file. --list shows the embedded specs; --all reproduces all of them.`,
 				}
 				specs = append(specs, s)
 			}
+			tuneGC()
 			rep, err := reproduce.Run(cmd.Context(), specs, reproduce.Options{
 				Out: out, Label: label, Sets: sets, Parallel: parallel,
 				Progress: stdout, Terminal: sweep.IsTerminal(stdout), ProgressEvery: every,

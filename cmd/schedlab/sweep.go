@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -67,6 +68,7 @@ a Kubernetes Indexed Job manifest into --out that runs --shards shards.`,
 			if err != nil {
 				return err
 			}
+			tuneGC()
 			if out == "" {
 				out = filepath.Join("results", filepath.FromSlash(spec.ID))
 			}
@@ -108,6 +110,15 @@ a Kubernetes Indexed Job manifest into --out that runs --shards shards.`,
 	f.StringVar(&image, "image", "schedlab:"+experiments.Version, "container image for --emit k8s")
 	f.DurationVar(&every, "progress-interval", 10*time.Second, "interval of progress lines when stdout is not a terminal")
 	return cmd
+}
+
+// tuneGC raises the garbage collector's target (GOGC 400) for sweeps unless GOGC is set: cells
+// are short-lived, allocation-heavy replays on a small live heap, and with the default target
+// the collector runs hundreds of times a second and competes with the workers for the cores.
+func tuneGC() {
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(400)
+	}
 }
 
 func emitJob(w io.Writer, spec *experiments.Spec, specArg, target, out, label, image string, sets []string, shards, parallel int) error {

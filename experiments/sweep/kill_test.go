@@ -113,46 +113,7 @@ func TestKilledSweepResumes(t *testing.T) {
 	cache := filepath.Join(dir, CacheDir)
 	rng := rand.New(rand.NewPCG(2026, 11))
 	kills := 0
-	// Kill after k finished cells, for increasing random k.
-	ks := []int{1 + rng.IntN(n/3), n/3 + rng.IntN(n/3), 2*n/3 + rng.IntN(n/3-1)}
-	for _, k := range ks {
-		cmd := childCmd(t, dir, label)
-		var stderr bytes.Buffer
-		cmd.Stderr = &stderr
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		done := make(chan error, 1)
-		go func() { done <- cmd.Wait() }()
-		killed := false
-	poll:
-		for {
-			select {
-			case err := <-done:
-				if err != nil {
-					t.Fatalf("sweep failed before the kill: %v\n%s", err, stderr.String())
-				}
-				break poll // finished before reaching k (all cached already)
-			default:
-			}
-			if finishedCells(t, cache) >= k {
-				cmd.Process.Kill() // SIGKILL
-				<-done
-				killed = true
-				break
-			}
-			time.Sleep(200 * time.Microsecond)
-		}
-		if killed {
-			kills++
-		}
-		checkCellsComplete(t, cache)
-		if got := finishedCells(t, cache); got < k && killed {
-			t.Errorf("killed at %d cells but only %d remain", k, got)
-		}
-	}
-	// Kill at random instants within the uninterrupted run time.
-	for range 2 {
+	killAtRandomInstant := func() {
 		cmd := childCmd(t, dir, label)
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
@@ -162,8 +123,51 @@ func TestKilledSweepResumes(t *testing.T) {
 			kills++
 		}
 		cmd.Wait()
+		t.Logf("killed at a random instant: %d/%d finished", finishedCells(t, cache), n)
 		checkCellsComplete(t, cache)
 	}
+	// killAfter kills the sweep as soon as k cells are finished.
+	killAfter := func(k int) {
+		cmd := childCmd(t, dir, label)
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		for {
+			select {
+			case err := <-done:
+				if err != nil {
+					t.Fatalf("sweep failed before the kill: %v\n%s", err, stderr.String())
+				}
+				t.Logf("the sweep finished before %d cells were observed", k)
+				return
+			default:
+			}
+			if finishedCells(t, cache) >= k {
+				cmd.Process.Kill() // SIGKILL
+				<-done
+				kills++
+				break
+			}
+			time.Sleep(200 * time.Microsecond)
+		}
+		got := finishedCells(t, cache)
+		t.Logf("killed after %d cells: %d/%d finished", k, got, n)
+		if got < k {
+			t.Errorf("killed at %d cells but only %d remain", k, got)
+		}
+		checkCellsComplete(t, cache)
+	}
+	killAtRandomInstant()
+	for range 3 {
+		if f := finishedCells(t, cache); f < n-1 {
+			killAfter(f + 1 + rng.IntN(max(1, (n-f-1)/2)))
+		}
+	}
+	killAtRandomInstant()
 	if kills < 3 {
 		t.Errorf("only %d kills landed; the test did not interrupt the sweep", kills)
 	}
@@ -187,5 +191,10 @@ func TestKilledSweepResumes(t *testing.T) {
 	}
 	if got := finishedCells(t, cache); got != n {
 		t.Errorf("%d cells in the cache, want %d", got, n)
+	}
+	for _, pattern := range []string{filepath.Join(dir, ".*.tmp-*"), filepath.Join(cache, ".tmp-*")} {
+		if left, _ := filepath.Glob(pattern); len(left) > 0 {
+			t.Errorf("temporaries left after the resumed sweep: %v", left)
+		}
 	}
 }

@@ -68,7 +68,9 @@ func CellDir(cache, key string) string { return filepath.Join(cache, key) }
 // Run computes the plan's cells of opts.Shard that are not in the cache, on opts.Parallel
 // workers, then writes Out/sweep.json and Out/cells.parquet. On the first cell error it stops
 // handing out cells and returns that error after the running cells finish; finished cells stay
-// cached. Cancelling ctx stops likewise.
+// cached. Cancelling ctx stops likewise. One sweep at a time may write an output directory
+// (Run removes the temporaries a killed sweep left there); sweeps writing different output
+// directories may share a cache.
 func Run(ctx context.Context, p *Plan, opts Options) (*Result, error) {
 	begin := time.Now()
 	if opts.Out == "" {
@@ -79,6 +81,7 @@ func Run(ctx context.Context, p *Plan, opts Options) (*Result, error) {
 		return nil, err
 	}
 	cleanTemps(cache)
+	cleanOutTemps(opts.Out)
 	if err := writeManifest(opts.Out, newManifest(p, opts.Shard)); err != nil {
 		return nil, err
 	}
@@ -178,6 +181,16 @@ func cleanTemps(cache string) {
 	for _, e := range entries {
 		if strings.HasPrefix(e.Name(), ".tmp-") {
 			os.RemoveAll(filepath.Join(cache, e.Name()))
+		}
+	}
+}
+
+// cleanOutTemps removes temporary files of cells.parquet and sweep.json left by a killed sweep.
+func cleanOutTemps(out string) {
+	for _, name := range []string{CellsFile, ManifestFile} {
+		tmps, _ := filepath.Glob(filepath.Join(out, "."+name+".tmp-*"))
+		for _, t := range tmps {
+			os.Remove(t)
 		}
 	}
 }

@@ -212,7 +212,7 @@ func TestSweepWritesCellsAndResumesFromCache(t *testing.T) {
 		if row.Cell != i || row.Key != c.Key || row.Seed != c.Seed || !slices.Equal(row.Axes, c.Values) {
 			t.Errorf("row %d = %+v, want cell %+v", i, row, c)
 		}
-		if row.Metrics["jobs"] != 30 || row.Metrics["avg_jct_s"] <= 0 {
+		if row.Metrics["jobs"] != 12 || row.Metrics["avg_jct_s"] <= 0 {
 			t.Errorf("row %d metrics: jobs %v avg_jct_s %v", i, row.Metrics["jobs"], row.Metrics["avg_jct_s"])
 		}
 	}
@@ -270,7 +270,7 @@ func TestDroppedWorkloadsAreReloaded(t *testing.T) {
 	var outs [][]byte
 	for _, keep := range []int{8, 0} {
 		keepWorkloads = keep
-		p := plan(t, "quick", "workload.estimates=noise", "workload.estimate_std=50")
+		p := plan(t, "quick", "policy.name=srpt", "workload.estimates=noise", "workload.estimate_std=50")
 		for _, lw := range p.workloads {
 			if (lw.w != nil) != (keep > 0) {
 				t.Errorf("keep=%d: workload kept = %v", keep, lw.w != nil)

@@ -263,7 +263,7 @@ func (a *AdmissionControl) fair(c *Contract, d *Decision) bool {
 func (a *AdmissionControl) fits(c *Contract, d *Decision) bool {
 	for n := 0; n < c.Count; n++ {
 		b := c.Burst(n)
-		peak := a.hard.peak(b.Start, b.End())
+		peak := a.hard.peakOver(b.Start, b.End())
 		for k := 0; k < a.dims; k++ {
 			if b.Demand[k] == 0 {
 				continue

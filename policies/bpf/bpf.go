@@ -139,14 +139,14 @@ func (b *BPF) admit(v policies.View) error {
 		if q.kind == TQ {
 			d = b.ac.AdmitTQ()
 		} else {
-			k, ok, steps, err := c.contractFor(v, q, b.steps)
+			k, derive, ok, steps, err := c.contractFor(v, q, b.steps)
 			b.steps = steps
 			if err != nil {
 				return err
 			}
 			if ok {
 				d = b.ac.AdmitLQ(q.idx, &k)
-				q.contract = k
+				q.contract, q.derive = k, derive
 				first := k.Burst(0)
 				rec.Start, rec.Duration, rec.Period, rec.Demand, rec.Bursts = first.Start, first.Duration, first.Period, first.Demand, k.Count
 			} else {
@@ -181,30 +181,64 @@ func (b *BPF) reason(d Decision) string {
 	})
 }
 
-// advance brings a guaranteed queue's burst accounting to time now: a new cycle starts with a
-// fresh budget d(n)·t(n) and the share level d(n); the guarantee applies until the cycle ends
-// or the budget is consumed.
-func (b *BPF) advance(q *queue, now traces.Time) {
+// advance brings a guaranteed queue's burst accounting to time now. A new cycle n starts with a
+// fresh budget and share level from the contract; when the queue's burst parameters are derived
+// from its jobs (not declared), the jobs arriving during the cycle re-derive the cycle's d(n)
+// and t(n) — each burst is its own declaration, as the paper's LQs declare every burst — and
+// the budget d(n)·t(n) is held to the burst's long-term fair share C·(T(n+1)−T(n))/N among the
+// N admitted queues (the fairness condition (3) at the current N): a burst larger than that is
+// served beyond it only from spare capacity. The guarantee applies until the cycle ends or the
+// budget is consumed.
+func (b *BPF) advance(v policies.View, q *queue, now traces.Time) error {
+	c := &b.c
 	n, ok := q.contract.Index(now)
 	if !ok {
 		q.gActive = false
-		return
+		return nil
 	}
 	if n != q.burst {
 		q.burst = n
 		br := q.contract.Burst(n)
-		q.capVec = br.Demand
-		q.onEnd = br.End()
-		for k := range q.budget {
-			q.budget[k] = float64(br.Demand[k]) * float64(br.Duration)
-			q.charged[k] = 0
+		q.cycleStart, q.period = br.Start, br.Period
+		q.cycleJobs = q.cycleJobs[:0]
+		q.charged = [traces.MaxDims]float64{}
+		b.setBurst(q, br.Demand, br.Duration)
+	}
+	if flags := q.derive[n%len(q.derive)]; flags != 0 && q.arrEpoch == c.epoch && q.derivedAt != c.epoch && len(q.arrivals) > 0 {
+		q.derivedAt = c.epoch
+		q.cycleJobs = append(q.cycleJobs, q.arrivals...)
+		peak, span, steps, err := c.derivedBurst(v, q.cycleJobs, q.cycleStart, b.steps)
+		b.steps = steps
+		if err != nil {
+			return c.errorf("queue %q: %v", q.name, err)
 		}
+		d, t := q.capVec, q.onEnd-q.cycleStart
+		if flags&deriveDemand != 0 {
+			d = peak
+		}
+		if flags&deriveDuration != 0 {
+			t = min(max(span, 1), q.period)
+		}
+		b.setBurst(q, d, t)
 	}
 	q.gActive = true
-	for k := 0; k < b.c.dims; k++ {
+	for k := 0; k < c.dims; k++ {
 		if q.budget[k] > 0 && q.charged[k] >= q.budget[k] {
 			q.gActive = false
 		}
+	}
+	return nil
+}
+
+// setBurst sets the current cycle's share level d, ON period [T(n), T(n)+t) and budget
+// min(d·t, C·P/N) per dimension.
+func (b *BPF) setBurst(q *queue, d traces.Vec, t traces.Time) {
+	c := &b.c
+	q.capVec = d
+	q.onEnd = q.cycleStart + t
+	fair := float64(q.period) / float64(max(b.ac.Admitted(), 1))
+	for k := range q.budget {
+		q.budget[k] = min(float64(d[k])*float64(t), float64(c.capacity[k])*fair)
 	}
 }
 
@@ -217,7 +251,9 @@ func (b *BPF) fill(v policies.View, p *policies.Plan) error {
 	var committed traces.Vec
 	b.buf = b.buf[:0]
 	for _, q := range b.hard {
-		b.advance(q, now)
+		if err := b.advance(v, q, now); err != nil {
+			return err
+		}
 		if !q.gActive {
 			continue
 		}
@@ -242,7 +278,9 @@ func (b *BPF) fill(v policies.View, p *policies.Plan) error {
 	pool := c.capacity.Sub(committed)
 	b.buf = b.buf[:0]
 	for _, q := range b.soft {
-		b.advance(q, now)
+		if err := b.advance(v, q, now); err != nil {
+			return err
+		}
 		pool = pool.Sub(q.alloc)
 		if _, ok := c.head(q); ok && q.gActive {
 			b.buf = append(b.buf, q)

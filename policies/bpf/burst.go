@@ -17,12 +17,13 @@ type step struct {
 	s int64 // +1 start, -1 end
 }
 
-// profile estimates a burst from its jobs, using only scheduler-visible estimates: every stage
-// starts as soon as its parents end and runs all its tasks at once for its estimated task
-// duration (the burst's unconstrained, as-fast-as-possible execution). It returns the
-// per-dimension peak of the summed demand (d_i(n)) and the span from start until the last job's
-// estimated critical path ends.
-func profile(v policies.View, jobs []policies.JobID, start traces.Time, dims int, steps []step) (traces.Vec, traces.Time, []step, error) {
+// profile estimates a burst from its jobs, using only scheduler-visible estimates: its
+// execution with the whole cluster to itself, every stage starting as soon as its parents end
+// and running its tasks in as few waves as capacity allows (one wave when they fit at once),
+// each wave lasting the stage's estimated task duration — the paper's "shortest completion
+// time". It returns the per-dimension peak of the summed demand (d_i(n)) and the span from start
+// until the last job's last stage ends.
+func profile(v policies.View, jobs []policies.JobID, start traces.Time, capacity traces.Vec, dims int, steps []step) (traces.Vec, traces.Time, []step, error) {
 	steps = steps[:0]
 	var span traces.Time
 	for _, j := range jobs {
@@ -54,10 +55,11 @@ func profile(v policies.View, jobs []policies.JobID, start traces.Time, dims int
 				begin = max(begin, f)
 			}
 			st := &info.Stages[s]
-			finish[s] = begin + max(st.Estimate, 0)
+			wave, waves := waves(st.Tasks, st.Demand, capacity, dims)
+			finish[s] = begin + max(st.Estimate, 0)*traces.Time(waves)
 			state[s] = 2
 			if finish[s] > begin {
-				d := st.Demand.Scale(int64(st.Tasks))
+				d := st.Demand.Scale(int64(wave))
 				steps = append(steps, step{begin, d, +1}, step{finish[s], d, -1})
 			}
 			return finish[s], nil
@@ -81,17 +83,42 @@ func profile(v policies.View, jobs []policies.JobID, start traces.Time, dims int
 	return peak, span, steps, nil
 }
 
+// waves returns how many of n tasks of demand d run at once on capacity, and in how many
+// rounds all n run. A task that fits nowhere runs alone.
+func waves(n int32, d, capacity traces.Vec, dims int) (int32, int64) {
+	per := int64(n)
+	for k := 0; k < dims; k++ {
+		if d[k] > 0 {
+			per = min(per, capacity[k]/d[k])
+		}
+	}
+	per = max(per, 1)
+	return int32(per), (int64(n) + per - 1) / per
+}
+
 // derivedBurst estimates a burst from its jobs: the peak of their estimated profile capped at
-// capacity (d), and the latest deadline less start or, without deadlines, the estimated span (t).
+// capacity (d), and the latest deadline less start or, without deadlines, the estimated span
+// (t), stretched where needed so that d·t covers the burst's estimated work in every dimension.
 func (c *core) derivedBurst(v policies.View, jobs []policies.JobID, start traces.Time, steps []step) (traces.Vec, traces.Time, []step, error) {
-	peak, span, steps, err := profile(v, jobs, start, c.dims, steps)
+	peak, span, steps, err := profile(v, jobs, start, c.capacity, c.dims, steps)
 	if err != nil {
 		return peak, span, steps, err
 	}
 	var deadline traces.Time
+	var work [traces.MaxDims]float64 // Σ tasks × demand × estimate
 	for _, j := range jobs {
-		if info := v.Job(j); info != nil && info.Deadline > start {
+		info := v.Job(j)
+		if info == nil {
+			continue
+		}
+		if info.Deadline > start {
 			deadline = max(deadline, info.Deadline-start)
+		}
+		for s := range info.Stages {
+			st := &info.Stages[s]
+			for k := 0; k < c.dims; k++ {
+				work[k] += float64(st.Tasks) * float64(st.Demand[k]) * float64(max(st.Estimate, 0))
+			}
 		}
 	}
 	if deadline > 0 {
@@ -99,6 +126,13 @@ func (c *core) derivedBurst(v policies.View, jobs []policies.JobID, start traces
 	}
 	for k := 0; k < c.dims; k++ {
 		peak[k] = min(peak[k], c.capacity[k])
+		// At rate d the burst's work takes at least work/d: an ON period shorter than that
+		// (stages that overlap beyond capacity, a deadline tighter than feasible) could never
+		// hold the burst, so t is stretched to make d·t cover it.
+		if peak[k] > 0 {
+			need := traces.Time(math.Ceil(work[k] / float64(peak[k])))
+			span = max(span, need)
+		}
 	}
 	return peak, span, steps, nil
 }
@@ -110,12 +144,19 @@ func (c *core) derivedBurst(v policies.View, jobs []policies.JobID, start traces
 //   - start: declared start_s, else the first arrival.
 //   - period: declared per burst shape, else policy.params.period_s.
 //   - duration t: declared, else the latest deadline of the first burst's jobs less the start,
-//     else their estimated critical path (the paper's "ON period equal to the shortest
-//     completion time"); at least 1µs and at most the period.
+//     else their estimated shortest completion time (see profile); at least 1µs and at most the
+//     period.
 //   - demand d: declared fractions of capacity, else the peak of the first burst's estimated
 //     profile, capped at capacity.
 //   - count: declared, else every burst starting before policy.params.horizon_s (at least one).
-func (c *core) contractFor(v policies.View, q *queue, steps []step) (Contract, bool, []step, error) {
+//
+// Flags of the burst parameters a queue's jobs determine (Contract shapes declared without them).
+const (
+	deriveDemand uint8 = 1 << iota
+	deriveDuration
+)
+
+func (c *core) contractFor(v policies.View, q *queue, steps []step) (Contract, []uint8, bool, []step, error) {
 	var first traces.Time = math.MaxInt64
 	for _, j := range q.arrivals {
 		if info := v.Job(j); info != nil {
@@ -151,6 +192,7 @@ func (c *core) contractFor(v policies.View, q *queue, steps []step) (Contract, b
 		return nil
 	}
 	k := Contract{Start: start, Shapes: make([]Shape, len(spec.shapes))}
+	flags := make([]uint8, len(spec.shapes))
 	for i, sh := range spec.shapes {
 		out := &k.Shapes[i]
 		out.Period = sh.period
@@ -158,14 +200,15 @@ func (c *core) contractFor(v policies.View, q *queue, steps []step) (Contract, b
 			out.Period = c.cfg.period
 		}
 		if out.Period == 0 {
-			return k, false, steps, nil
+			return k, nil, false, steps, nil
 		}
 		out.Duration = sh.duration
 		if out.Duration == 0 {
 			if err := derive(); err != nil {
-				return k, false, steps, err
+				return k, nil, false, steps, err
 			}
 			out.Duration = span
+			flags[i] |= deriveDuration
 		}
 		out.Duration = min(max(out.Duration, 1), out.Period)
 		switch {
@@ -179,20 +222,21 @@ func (c *core) contractFor(v policies.View, q *queue, steps []step) (Contract, b
 			for name, f := range sh.named {
 				d := slices.Index(c.dimNames, name)
 				if d < 0 || d >= c.dims {
-					return k, false, steps, c.errorf("policy.params.%s.%s.%s: unknown resource dimension %q (workload has %v)", ParamQueues, q.name, specDemand, name, c.dimNames)
+					return k, nil, false, steps, c.errorf("policy.params.%s.%s.%s: unknown resource dimension %q (workload has %v)", ParamQueues, q.name, specDemand, name, c.dimNames)
 				}
 				out.Demand[d] = int64(math.Round(f * float64(c.capacity[d])))
 			}
 		default:
 			if err := derive(); err != nil {
-				return k, false, steps, err
+				return k, nil, false, steps, err
 			}
 			out.Demand = peak
+			flags[i] |= deriveDemand
 		}
 	}
 	k.Count = 1
 	if err := k.Validate(); err != nil {
-		return k, false, steps, c.errorf("queue %q: %v", q.name, err)
+		return k, nil, false, steps, c.errorf("queue %q: %v", q.name, err)
 	}
 	if spec.count > 0 {
 		k.Count = spec.count
@@ -200,9 +244,9 @@ func (c *core) contractFor(v policies.View, q *queue, steps []step) (Contract, b
 		k.Count = burstsBefore(&k, c.cfg.horizon)
 	}
 	if err := k.Validate(); err != nil {
-		return k, false, steps, c.errorf("queue %q: %v", q.name, err)
+		return k, nil, false, steps, c.errorf("queue %q: %v", q.name, err)
 	}
-	return k, true, steps, nil
+	return k, flags, true, steps, nil
 }
 
 // burstsBefore counts the bursts of a validated contract that start before horizon (at least 1).

@@ -2,7 +2,9 @@ package bpf
 
 import (
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/schedlab/schedlab/policies"
@@ -96,13 +98,18 @@ type queue struct {
 	blocked  uint64 // epoch in which it was blocked on free capacity
 
 	// Guaranteed queues (H, S).
-	contract Contract
-	burst    int  // burst whose accounting is current, -1 before the first
-	gActive  bool // a guarantee applies now
-	capVec   traces.Vec
-	onEnd    traces.Time             // end of the current burst's ON period, T(n)+t(n)
-	budget   [traces.MaxDims]float64 // d·t, units·µs
-	charged  [traces.MaxDims]float64 // demand × estimate of tasks started under the guarantee
+	contract   Contract
+	derive     []uint8 // per contract shape: which burst parameters its jobs determine
+	cycleStart traces.Time
+	period     traces.Time
+	cycleJobs  []policies.JobID // jobs that arrived in the current cycle
+	derivedAt  uint64
+	burst      int  // burst whose accounting is current, -1 before the first
+	gActive    bool // a guarantee applies now
+	capVec     traces.Vec
+	onEnd      traces.Time             // end of the current burst's ON period, T(n)+t(n)
+	budget     [traces.MaxDims]float64 // d·t, units·µs
+	charged    [traces.MaxDims]float64 // demand × estimate of tasks started under the guarantee
 
 	// M-BVT.
 	vt    float64 // actual virtual time A_i: ∫ dominant share dt, in seconds
@@ -189,10 +196,23 @@ func (c *core) loadQueues(v policies.View) error {
 	names := v.Queues()
 	for i := len(c.queues); i < len(names); i++ {
 		q := &queue{name: names[i], idx: i, burst: -1}
-		if s, ok := c.cfg.queues[names[i]]; ok {
-			q.spec = s
-		}
+		q.spec = c.specFor(names[i])
 		c.queues = append(c.queues, q)
+	}
+	return nil
+}
+
+// specFor returns the declaration of a queue: by its exact name, else by a name equal up to
+// case (configuration keys are lower-cased on their way to the policy), the first such in
+// sorted order.
+func (c *core) specFor(name string) *queueSpec {
+	if s, ok := c.cfg.queues[name]; ok {
+		return s
+	}
+	for _, k := range slices.Sorted(maps.Keys(c.cfg.queues)) {
+		if strings.EqualFold(k, name) {
+			return c.cfg.queues[k]
+		}
 	}
 	return nil
 }

@@ -118,11 +118,13 @@ func parseConfig(v variant, o policies.Options) (config, error) {
 	} else {
 		known = append(known, ParamPreempt, ParamRejected)
 	}
-	if err := policies.CheckParams(o.Params, known...); err != nil {
+	p, err := unflatten(o.Params)
+	if err != nil {
 		return c, err
 	}
-	p := o.Params
-	var err error
+	if err := policies.CheckParams(p, known...); err != nil {
+		return c, err
+	}
 	if c.period, err = optSeconds(p, ParamPeriod, "policy.params."+ParamPeriod, 0); err != nil {
 		return c, err
 	}
@@ -161,6 +163,64 @@ func parseConfig(v variant, o policies.Options) (config, error) {
 		return c, err
 	}
 	return c, nil
+}
+
+// unflatten turns dotted keys into nested maps: configuration files and --set flags reach a
+// policy flattened ("queues.lq0.period_s": 150), Go callers may pass nested maps; both forms,
+// and mixtures, mean the same. Queue names in the flattened form cannot contain dots.
+func unflatten(params map[string]any) (map[string]any, error) {
+	out := map[string]any{}
+	for _, k := range slices.Sorted(maps.Keys(params)) {
+		parts := strings.Split(k, ".")
+		m := out
+		for i, part := range parts {
+			if part == "" {
+				return nil, fmt.Errorf("policy.params.%s: empty key segment", k)
+			}
+			if i == len(parts)-1 {
+				if err := mergeValue(m, part, params[k], k); err != nil {
+					return nil, err
+				}
+				break
+			}
+			next, ok := m[part]
+			if !ok {
+				nm := map[string]any{}
+				m[part] = nm
+				m = nm
+				continue
+			}
+			nm, ok := asMap(next)
+			if !ok {
+				return nil, fmt.Errorf("policy.params.%s: %s is both a value and a map", k, strings.Join(parts[:i+1], "."))
+			}
+			m[part] = nm
+			m = nm
+		}
+	}
+	return out, nil
+}
+
+// mergeValue stores v under key in m, merging maps recursively.
+func mergeValue(m map[string]any, key string, v any, full string) error {
+	old, exists := m[key]
+	if !exists {
+		m[key] = v
+		return nil
+	}
+	om, ok1 := asMap(old)
+	vm, ok2 := asMap(v)
+	if !ok1 || !ok2 {
+		return fmt.Errorf("policy.params.%s: given twice", full)
+	}
+	merged := maps.Clone(om)
+	for _, k := range slices.Sorted(maps.Keys(vm)) {
+		if err := mergeValue(merged, k, vm[k], full+"."+k); err != nil {
+			return err
+		}
+	}
+	m[key] = merged
+	return nil
 }
 
 // parseQueues reads policy.params.queues.

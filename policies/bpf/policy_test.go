@@ -318,7 +318,10 @@ func TestBPFDerivesBurstParametersFromTheFirstJobs(t *testing.T) {
 		{"without a deadline t is the estimated critical path and d the profile's peak",
 			map[string]any{"period_s": 100}, 0, 15, 100, vec(4, 8), false},
 		{"a deadline sets the allowed processing time",
-			map[string]any{"period_s": 100}, 15, 12, 100, vec(4, 8), false},
+			map[string]any{"period_s": 100}, 23, 20, 100, vec(4, 8), false},
+		// Work (50, 90) at rate d = (4, 8) needs 12.5 s: a 12 s deadline cannot hold it.
+		{"a deadline too tight for the burst's work at rate d is stretched",
+			map[string]any{"period_s": 100}, 15, 12.5, 100, vec(4, 8), false},
 		{"a declared period with derived duration and demand",
 			map[string]any{"queues": map[string]any{"lq": map[string]any{"period_s": 50}}}, 0, 15, 50, vec(4, 8), true},
 		{"a declared demand by dimension name overrides the profile",
@@ -426,5 +429,82 @@ func TestEntriesNameTheFamily(t *testing.T) {
 	}
 	if got := fmt.Sprint(names); got != "[bpf nbpf mbvt]" {
 		t.Fatalf("entries %s", got)
+	}
+}
+
+func TestBPFDerivesEachBurstFromItsJobsWithinItsFairShare(t *testing.T) {
+	// Period 100s, two admitted queues: an LQ burst's budget is at most C·100s/2 = 500 unit·s.
+	// Burst 0 (two 10s tasks) is small; burst 1 (100 tasks of 80s) derives d = the whole
+	// cluster and t = 80s, so d·t = 800 exceeds the fair share: its budget of 500 admits
+	// ceil(500/80) = 7 tasks, and the TQ gets the rest of the cluster.
+	f, p := fixture(t, "bpf", []traces.Vec{vec(10, 10)}, map[string]any{"period_s": 100},
+		job("lq", "lq", 0, 2, vec(1, 1), 10),
+		job("tq", "tq", 0, 30, vec(1, 1), 50),
+		job("lq", "lq", 100, 100, vec(1, 1), 80),
+	)
+	if got, _ := step(t, f, p, 0); !same(got, map[string]int32{"lq": 2, "tq": 8}) {
+		t.Fatalf("t=0: started %v", got)
+	}
+	if c := classes(p); c != "lq=H tq=E" {
+		t.Fatalf("admissions %q", c)
+	}
+	if err := f.Finish(0, 0, 2); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Finish(1, 0, 8); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := step(t, f, p, 100); !same(got, map[string]int32{"lq": 7, "tq": 3}) {
+		t.Fatalf("t=100s: started %v, want 7 LQ tasks (its fair-share budget) and 3 TQ tasks", got)
+	}
+}
+
+func TestFlattenedLowerCasedParametersMeanTheSameAsNested(t *testing.T) {
+	// Configuration files reach the policy flattened and lower-cased, e.g.
+	// policy.params.queues.lqh.period_s for queue "lqH".
+	flat := map[string]any{}
+	for name, d := range map[string][]float64{"lqh": {10, 0.4}, "lqs": {10, 0.7}, "lqe": {60, 1}} {
+		flat["queues."+name+".class"] = "lq"
+		flat["queues."+name+".start_s"] = 0
+		flat["queues."+name+".period_s"] = 100
+		flat["queues."+name+".duration_s"] = d[0]
+		flat["queues."+name+".demand"] = []any{d[1], d[1]}
+	}
+	f, p := fixture(t, "bpf", []traces.Vec{vec(10, 10)}, flat,
+		job("lqH", "lq", 0, 10, vec(1, 1), 5),
+		job("lqS", "lq", 0, 3, vec(1, 1), 5),
+		job("lqE", "lq", 0, 10, vec(1, 1), 5),
+		job("tq", "tq", 0, 20, vec(1, 1), 100),
+	)
+	got, _ := step(t, f, p, 0)
+	if want := map[string]int32{"lqH": 4, "lqS": 3, "lqE": 2, "tq": 1}; !same(got, want) {
+		t.Fatalf("started %v, want %v (as with nested parameters)", got, want)
+	}
+	if c, want := classes(p), "lqH=H lqS=S lqE=E tq=E"; c != want {
+		t.Fatalf("admissions %q, want %q", c, want)
+	}
+}
+
+func TestConflictingFlattenedParametersAreRefused(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		params map[string]any
+	}{
+		{"a key that is both a value and a map is refused", map[string]any{"queues": 1, "queues.lq0.period_s": 10}},
+		{"a key given flat and nested is refused", map[string]any{"queues.lq0.period_s": 10, "queues": map[string]any{"lq0": map[string]any{"period_s": 20}}}},
+		{"an empty key segment is refused", map[string]any{"queues..period_s": 10}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if _, err := bpf.NewBPF(policies.Options{Params: tc.params}); err == nil {
+				t.Fatal("no error")
+			}
+		})
+	}
+	// Flat and nested parts of one declaration merge.
+	p, err := bpf.NewBPF(policies.Options{Params: map[string]any{
+		"queues.lq0.period_s": 10, "queues": map[string]any{"lq0": map[string]any{"duration_s": 5}},
+	}})
+	if err != nil || p == nil {
+		t.Fatalf("merging flat and nested fields: %v", err)
 	}
 }

@@ -79,7 +79,7 @@ func TestTimelinePeakMatchesBruteForce(t *testing.T) {
 						from *= traces.Second
 						to *= traces.Second
 					}
-					got := tl.peak(from, to)
+					got := tl.peakOver(from, to)
 					want := brutePeak(ivs, from, to, k)
 					if to <= from {
 						want = make([]int64, k)
@@ -104,13 +104,13 @@ func TestTimelineMergesEqualBreakpoints(t *testing.T) {
 	if tl.size() != 2 {
 		t.Fatalf("ten identical intervals made %d breakpoints, want 2", tl.size())
 	}
-	if got := tl.peak(150, 160)[0]; got != 50 {
+	if got := tl.peakOver(150, 160)[0]; got != 50 {
 		t.Fatalf("peak inside = %d, want 50", got)
 	}
-	if got := tl.peak(200, 300)[0]; got != 0 {
+	if got := tl.peakOver(200, 300)[0]; got != 0 {
 		t.Fatalf("peak from the end on = %d, want 0 (intervals are half-open)", got)
 	}
-	if got := tl.peak(0, 100)[0]; got != 0 {
+	if got := tl.peakOver(0, 100)[0]; got != 0 {
 		t.Fatalf("peak before = %d, want 0 (the query is half-open)", got)
 	}
 }

@@ -1,6 +1,7 @@
 package canonical
 
 import (
+	"bytes"
 	"errors"
 	"io"
 	"math"
@@ -295,7 +296,7 @@ func TestFormatOf(t *testing.T) {
 // writeRaw writes an Arrow IPC file with an arbitrary schema and one record built by fill.
 func writeRaw(t *testing.T, path string, schema *arrow.Schema, rec arrow.Record) {
 	t.Helper()
-	f, err := os.Create(path)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -311,6 +312,24 @@ func writeRaw(t *testing.T, path string, schema *arrow.Schema, rec arrow.Record)
 	}
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
+	}
+	seal(t, f)
+}
+
+// seal fills in the checksum placeholders of a hand-made file, if it has any.
+func seal(t *testing.T, f *os.File) {
+	t.Helper()
+	if _, err := f.Seek(0, 0); err != nil {
+		t.Fatal(err)
+	}
+	_, found, err := scanChecksum(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(found) > 0 {
+		if err := sealChecksum(f, len(found)); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 
@@ -343,7 +362,7 @@ func TestReadErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	wrongVersion := arrow.NewSchema(Schema.Fields(), func() *arrow.Metadata {
-		m := arrow.NewMetadata([]string{KeyVersion}, []string{"999"})
+		m := arrow.NewMetadata([]string{KeyVersion, KeyChecksum}, []string{"999", checksumMarker + placeholder})
 		return &m
 	}())
 	missingCol := arrow.NewSchema(Schema.Fields()[1:], &md)
@@ -377,11 +396,19 @@ func TestReadErrors(t *testing.T) {
 		{"empty", write("empty.parquet", nil), "empty file"},
 		{"text", write("text.arrow", []byte("job_id,submit\n1,2\n")), "not a Parquet or Arrow IPC file"},
 		{"stream", write("stream.arrow", []byte{0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0}), "IPC stream"},
-		{"truncated arrow", cut(goodArrow, "trunc.arrow", func(n int) int { return n / 2 }), "good"},
+		{"truncated arrow", cut(goodArrow, "trunc.arrow", func(n int) int { return n / 2 }), "checksum mismatch"},
+		{"flipped byte", func() string {
+			b, err := os.ReadFile(goodParquet)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b[len(b)/3] ^= 1
+			return write("flip.parquet", b)
+		}(), "checksum mismatch"},
 		{"truncated parquet", cut(goodParquet, "trunc.parquet", func(n int) int { return n / 2 }), "trunc.parquet"},
 		{"parquet tail only", cut(goodParquet, "tail.parquet", func(n int) int { return 4 }), "tail.parquet"},
 		{"wrong version", func() string { p := filepath.Join(dir, "ver.arrow"); writeRaw(t, p, wrongVersion, nil); return p }(), `version "999"`},
-		{"no metadata", func() string { p := filepath.Join(dir, "nometa.arrow"); writeRaw(t, p, noMeta, nil); return p }(), "not a schedlab canonical workload"},
+		{"no metadata", func() string { p := filepath.Join(dir, "nometa.arrow"); writeRaw(t, p, noMeta, nil); return p }(), "not written by schedlab"},
 		{"missing column", func() string { p := filepath.Join(dir, "col.arrow"); writeRaw(t, p, missingCol, nil); return p }(), `column "job_id"`},
 		{"bad type", func() string { p := filepath.Join(dir, "type.arrow"); writeRaw(t, p, badType, nil); return p }(), `column "job_id": type utf8`},
 		{"bad stage", func() string {
@@ -402,7 +429,7 @@ func TestReadErrors(t *testing.T) {
 				t.Fatal("Read succeeded")
 			}
 			msg := err.Error()
-			if !strings.HasPrefix(msg, "canonical: ") || !strings.Contains(msg, filepath.Base(c.path)) && c.name != "truncated arrow" || !strings.Contains(msg, c.want) && c.name != "truncated arrow" {
+			if !strings.HasPrefix(msg, "canonical: ") || !strings.Contains(msg, filepath.Base(c.path)) || !strings.Contains(msg, c.want) {
 				t.Errorf("error %q: want prefix \"canonical: \", the file name and %q", msg, c.want)
 			}
 		})
@@ -443,7 +470,7 @@ func TestJobsSpanningBatches(t *testing.T) {
 	rec := enc.record()
 	defer rec.Release()
 	path := filepath.Join(t.TempDir(), "cut.arrow")
-	f, err := os.Create(path)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -462,10 +489,42 @@ func TestJobsSpanningBatches(t *testing.T) {
 	if err := fw.Close(); err != nil {
 		t.Fatal(err)
 	}
+	seal(t, f)
 	f.Close()
 	got, err := Read(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	checkSame(t, got, w)
+}
+
+func TestReservedMarker(t *testing.T) {
+	w := edgeWorkload()
+	w.Jobs[1].Features.User = "x" + checksumMarker + "y"
+	for _, ext := range []string{".arrow", ".parquet"} {
+		dir := t.TempDir()
+		err := Write(filepath.Join(dir, "w"+ext), w)
+		if err == nil || !strings.Contains(err.Error(), "reserved string") {
+			t.Errorf("%s: error %v", ext, err)
+		}
+		if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+			t.Errorf("%s: failed Close left %d files", ext, len(entries))
+		}
+	}
+}
+
+func TestScanChecksumAcrossChunks(t *testing.T) {
+	// A marker straddling the 1 MiB read boundary is still found.
+	for _, at := range []int{1<<20 - 5, 1<<20 - len(checksumMarker) - checksumDigits, 1 << 20, 3} {
+		b := make([]byte, 2<<20)
+		copy(b[at:], checksumMarker+"abcdef01")
+		crc, found, err := scanChecksum(bytes.NewReader(b))
+		if err != nil || len(found) != 1 || found[0].value != "abcdef01" || found[0].off != int64(at+len(checksumMarker)) {
+			t.Errorf("marker at %d: %+v, %v", at, found, err)
+		}
+		crc2, found2 := scanChecksumBytes(b)
+		if crc2 != crc || len(found2) != 1 || found2[0] != found[0] {
+			t.Errorf("marker at %d: scanChecksumBytes %x %+v, scanChecksum %x %+v", at, crc2, found2, crc, found)
+		}
+	}
 }

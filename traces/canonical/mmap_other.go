@@ -8,11 +8,12 @@ import (
 	"github.com/apache/arrow/go/v15/arrow/ipc"
 )
 
-// mapFile opens path for positioned reads; platforms without mmap read through the file.
-func mapFile(path string) (ipc.ReadAtSeeker, func() error, error) {
+// mapFile opens path for positioned reads; platforms without mmap read through the file (the
+// returned bytes are nil).
+func mapFile(path string) ([]byte, ipc.ReadAtSeeker, func() error, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	return f, f.Close, nil
+	return nil, f, f.Close, nil
 }

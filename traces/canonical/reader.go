@@ -49,6 +49,11 @@ func Open(path string) (r *Reader, err error) {
 	n, _ := io.ReadFull(f, magic[:])
 	f.Close()
 	head := magic[:n]
+	if bytes.HasPrefix(head, []byte("PAR1")) || bytes.HasPrefix(head, []byte("ARROW1")) {
+		if err := verifyChecksum(path); err != nil {
+			return nil, fmt.Errorf("canonical: %s: %w", path, err)
+		}
+	}
 	switch {
 	case bytes.HasPrefix(head, []byte("PAR1")):
 		r, err = openParquet(path)
@@ -75,7 +80,7 @@ func corrupt(path string, err *error) {
 }
 
 func openArrow(path string) (r *Reader, err error) {
-	data, unmap, err := mapFile(path)
+	_, data, unmap, err := mapFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("canonical: %w", err)
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"io"
 	"math"
 	"os"
@@ -13,29 +14,54 @@ import (
 )
 
 // Sort runs are private temporary files in a compact row format: varints, and each distinct string
-// written once per run and referred to by number afterwards. They are far smaller and cheaper to
+// written once per block of stringBlock records and referred to by number within the block (both
+// sides forget the strings at block boundaries, so a reader holds a bounded table). They are far smaller and cheaper to
 // write and read back than the columnar format, which matters because an importer whose input is
 // not in submit order (such as google2011's, which completes jobs in end-time order) spills
 // almost every job once.
+
+// stringBlock is the number of records after which run writer and reader reset their string tables.
+const stringBlock = 1024
 
 type runWriter struct {
 	f    *os.File
 	bw   *bufio.Writer
 	buf  []byte
-	strs map[string]uint64
+	recs int
+	// A direct-mapped cache of the strings written in the current block and their numbers:
+	// a string found there is written as its number, anything else in full (and numbered).
+	seed  maphash.Seed
+	slots []strSlot
+	next  uint64 // number of the next string written in full; 0 and 1 are reserved
+	block int
 }
+
+type strSlot struct {
+	s     string
+	id    uint64
+	block int
+}
+
+const runStrSlots = 1 << 12
 
 func newRunWriter(f *os.File) *runWriter {
-	return &runWriter{f: f, bw: bufio.NewWriterSize(f, 1<<20), strs: make(map[string]uint64)}
+	return &runWriter{f: f, bw: bufio.NewWriterSize(f, 1<<20), seed: maphash.MakeSeed(), slots: make([]strSlot, runStrSlots), next: 2}
 }
 
+// str writes s as 1 (empty), a number ≥ 2 (seen in this block) or 0, length, bytes (numbered).
 func (w *runWriter) str(s string) {
-	if id, ok := w.strs[s]; ok {
-		w.buf = binary.AppendUvarint(w.buf, id)
+	if s == "" {
+		w.buf = append(w.buf, 1)
 		return
 	}
-	w.strs[s] = uint64(len(w.strs) + 1)
-	w.buf = binary.AppendUvarint(w.buf, 0)
+	slot := &w.slots[maphash.String(w.seed, s)&(runStrSlots-1)]
+	if slot.block == w.block && slot.s == s {
+		w.buf = binary.AppendUvarint(w.buf, slot.id)
+		return
+	}
+	*slot = strSlot{s: s, id: w.next, block: w.block}
+	w.next++
+	w.buf = append(w.buf, 0)
 	w.buf = binary.AppendUvarint(w.buf, uint64(len(s)))
 	w.buf = append(w.buf, s...)
 }
@@ -55,6 +81,11 @@ func (w *runWriter) optLen(n int, isNil bool) {
 }
 
 func (w *runWriter) write(j *traces.Job) error {
+	if w.recs%stringBlock == 0 {
+		w.block++ // forget the previous block's strings
+		w.next = 2
+	}
+	w.recs++
 	w.buf = w.buf[:0]
 	w.i64(j.ID)
 	w.str(j.Name)
@@ -121,6 +152,7 @@ type runReader struct {
 	rec  []byte // the current record's remaining bytes
 	buf  []byte
 	strs []string
+	recs int
 	err  error
 	// slabs amortize allocations across jobs
 	jobs   []traces.Job
@@ -132,7 +164,7 @@ func openRun(name string) (*runReader, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &runReader{name: name, f: f, br: bufio.NewReaderSize(f, 256<<10), strs: []string{""}}, nil
+	return &runReader{name: name, f: f, br: bufio.NewReaderSize(f, 32<<10), strs: []string{"", ""}}, nil
 }
 
 func (r *runReader) close() error { return r.f.Close() }
@@ -192,6 +224,9 @@ func (r *runReader) str() string {
 	if r.err != nil {
 		return ""
 	}
+	if id == 1 {
+		return ""
+	}
 	if id != 0 {
 		if id >= uint64(len(r.strs)) {
 			r.err = fmt.Errorf("string %d of %d", id, len(r.strs))
@@ -248,8 +283,13 @@ func (r *runReader) next() (*traces.Job, error) {
 		return nil, fmt.Errorf("canonical: sort run %s: %w", r.name, err)
 	}
 	r.rec = r.buf
+	if r.recs%stringBlock == 0 {
+		clear(r.strs[2:])
+		r.strs = r.strs[:2]
+	}
+	r.recs++
 	if len(r.jobs) == 0 {
-		r.jobs = make([]traces.Job, 256)
+		r.jobs = make([]traces.Job, 64)
 	}
 	j := &r.jobs[0]
 	r.jobs = r.jobs[1:]
@@ -269,7 +309,7 @@ func (r *runReader) next() (*traces.Job, error) {
 	}
 	if n, ok := r.optLen(); ok {
 		if len(r.stages) < n {
-			r.stages = make([]traces.Stage, max(n, 1024))
+			r.stages = make([]traces.Stage, max(n, 64))
 		}
 		j.Stages = r.stages[:n:n]
 		r.stages = r.stages[n:]

@@ -17,7 +17,8 @@
 // tools can process workloads larger than memory. Writer writes to a temporary file next to the
 // destination and renames it into place on Close, so a crash never leaves a half-written file
 // under the final name. Read detects the format by its magic bytes ("PAR1" or "ARROW1"), not by
-// the file name.
+// the file name, and checks the file's embedded CRC-32C before parsing it (see KeyChecksum), so a
+// corrupt file is reported as such instead of crashing the Arrow or Parquet library.
 package canonical
 
 import (
@@ -276,8 +277,8 @@ func (m Meta) metadata() (arrow.Metadata, error) {
 		return arrow.Metadata{}, fmt.Errorf("canonical: encode cluster: %w", err)
 	}
 	return arrow.NewMetadata(
-		[]string{KeyVersion, KeyName, KeySource, KeyDims, KeyCluster},
-		[]string{SchemaVersion, m.Name, m.Source, string(dims), string(cluster)},
+		[]string{KeyVersion, KeyName, KeySource, KeyDims, KeyCluster, KeyChecksum},
+		[]string{SchemaVersion, m.Name, m.Source, string(dims), string(cluster), checksumMarker + placeholder},
 	), nil
 }
 

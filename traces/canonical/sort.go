@@ -162,6 +162,7 @@ func (s *source) advance() error {
 
 type sourceHeap []*source
 
+// Len, Less, Swap, Push and Pop implement heap.Interface.
 func (h sourceHeap) Len() int { return len(h) }
 func (h sourceHeap) Less(i, j int) bool {
 	if c := cmpJobs(h[i].cur, h[j].cur); c != 0 {

@@ -19,11 +19,11 @@ import (
 )
 
 // DefaultBatchRows is the number of stage rows per record batch (and per Parquet row group).
-const DefaultBatchRows = 64 << 10
+const DefaultBatchRows = 32 << 10
 
 // DefaultRunRows is the number of stage rows a sorting Writer holds in memory before it sorts them
 // and spills them to a temporary run file.
-const DefaultRunRows = 64 << 10
+const DefaultRunRows = 16 << 10
 
 // maxFanIn bounds the number of runs merged at once; more runs are merged in several passes.
 const maxFanIn = 64
@@ -198,6 +198,15 @@ func (w *Writer) Close() error {
 		os.Remove(name)
 		return fmt.Errorf("canonical: %s: %w", w.path, err)
 	}
+	copies := 1 // Parquet keeps the metadata once, in its footer
+	if w.format == Arrow {
+		copies = 2 // the IPC file format writes the schema at the start and in the footer
+	}
+	if err := sealChecksum(w.tmp, copies); err != nil {
+		w.tmp.Close()
+		os.Remove(name)
+		return fmt.Errorf("canonical: %s: %w", w.path, err)
+	}
 	if err := w.tmp.Chmod(0o644); err != nil {
 		w.tmp.Close()
 		os.Remove(name)
@@ -283,13 +292,20 @@ func newSink(f Format, out *os.File, schema *arrow.Schema) (sink, error) {
 		}
 		return &ipcSink{fw: fw, bw: bw}, nil
 	case Parquet:
-		props := parquet.NewWriterProperties(
+		// Dictionary-encode strings and the usually low-cardinality numbers; ids, times and
+		// durations are nearly unique, so hashing them for a dictionary would be wasted work.
+		opts := []parquet.WriterProperty{
 			parquet.WithCompression(compress.Codecs.Snappy),
 			parquet.WithDictionaryDefault(true),
-			parquet.WithDictionaryPageSizeLimit(8<<20),
-			parquet.WithMaxRowGroupLength(1<<30),
-			parquet.WithCreatedBy("schedlab canonical v"+SchemaVersion),
-		)
+			parquet.WithDictionaryPageSizeLimit(8 << 20),
+			parquet.WithMaxRowGroupLength(1 << 30),
+			parquet.WithCreatedBy("schedlab canonical v" + SchemaVersion),
+			parquet.WithStats(false), // min/max statistics cost time and nothing reads them
+		}
+		for _, c := range []string{ColJobID, ColSubmit, ColDuration, ColEstimate, ColDeadline, ColUtilityTarget} {
+			opts = append(opts, parquet.WithDictionaryFor(c, false))
+		}
+		props := parquet.NewWriterProperties(opts...)
 		fw, err := pqarrow.NewFileWriter(schema, bw, props, pqarrow.DefaultWriterProps())
 		if err != nil {
 			return nil, err
@@ -305,12 +321,14 @@ type posWriter struct {
 	pos int64
 }
 
+// Write buffers b.
 func (p *posWriter) Write(b []byte) (int, error) {
 	n, err := p.w.Write(b)
 	p.pos += int64(n)
 	return n, err
 }
 
+// Seek answers Seek(0, io.SeekCurrent), the only call the IPC writer makes.
 func (p *posWriter) Seek(offset int64, whence int) (int64, error) {
 	if offset == 0 && whence == io.SeekCurrent {
 		return p.pos, nil

@@ -91,7 +91,10 @@ func Get(ctx context.Context, files []File, o Options) (Summary, error) {
 // permanentError is a failure that retrying cannot fix (HTTP 4xx, a local file error).
 type permanentError struct{ err error }
 
+// Error returns the underlying error's message.
 func (e permanentError) Error() string { return e.err.Error() }
+
+// Unwrap returns the underlying error.
 func (e permanentError) Unwrap() error { return e.err }
 
 func getFile(ctx context.Context, f File, o Options, sum *Summary, tag string) error {

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/metrics"
 	"sync"
 	"testing"
 	"time"
@@ -30,21 +31,27 @@ func jobParts(b *testing.B, n int) ([]string, int64) {
 	return files, size
 }
 
-// peakHeap runs f while sampling runtime.MemStats.HeapInuse every few milliseconds and returns
-// the largest value seen.
-func peakHeap(f func()) uint64 {
+// peakHeap runs f while sampling the heap every few milliseconds. It returns the largest live
+// heap seen (runtime/metrics /gc/heap/live:bytes: the objects the latest GC found reachable, so
+// it excludes garbage awaiting collection) and the largest runtime.MemStats.HeapInuse (which
+// includes that garbage and so depends on GC timing).
+func peakHeap(f func()) (live, inuse uint64) {
 	runtime.GC()
 	var (
-		peak uint64
 		mu   sync.Mutex
 		done = make(chan struct{})
 		wg   sync.WaitGroup
 	)
 	sample := func() {
+		s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+		metrics.Read(s)
 		var ms runtime.MemStats
 		runtime.ReadMemStats(&ms)
 		mu.Lock()
-		peak = max(peak, ms.HeapInuse)
+		if s[0].Value.Kind() == metrics.KindUint64 {
+			live = max(live, s[0].Value.Uint64())
+		}
+		inuse = max(inuse, ms.HeapInuse)
 		mu.Unlock()
 	}
 	wg.Add(1)
@@ -62,15 +69,17 @@ func peakHeap(f func()) uint64 {
 		}
 	}()
 	f()
+	runtime.GC() // so the live figure covers the end of f
 	sample()
 	close(done)
 	wg.Wait()
-	return peak
+	return live, inuse
 }
 
-// BenchmarkImport converts job_events parts to a canonical file. MB/s is gzip input per second;
-// peak-heap-MB is the largest HeapInuse seen during an import, which stays flat from 50 to 500
-// parts (the sort spills runs to disk).
+// BenchmarkImport converts job_events parts to a canonical file. MB/s is gzip input per second
+// (wall clock), MB/cpu-s per CPU-second; peak-live-MB and peak-inuse-MB are the largest live heap
+// and HeapInuse seen during an import (see peakHeap). Memory stays flat from 50 to 500 parts:
+// the sort spills runs to disk and every buffer has a fixed size.
 func BenchmarkImport(b *testing.B) {
 	for _, parts := range []int{50, 500} {
 		for _, format := range []string{"parquet", "arrow"} {
@@ -78,19 +87,25 @@ func BenchmarkImport(b *testing.B) {
 				files, size := jobParts(b, parts)
 				out := filepath.Join(b.TempDir(), "w."+format)
 				b.SetBytes(size)
-				var peak uint64
+				var live, inuse uint64
 				var st Stats
+				cpu0 := cpuTime()
 				b.ResetTimer()
 				for range b.N {
-					peak = max(peak, peakHeap(func() {
+					l, u := peakHeap(func() {
 						var err error
 						if st, err = Import(Source{JobEvents: files}, Options{}, out); err != nil {
 							b.Fatal(err)
 						}
-					}))
+					})
+					live, inuse = max(live, l), max(inuse, u)
 				}
-				b.ReportMetric(float64(peak)/1e6, "peak-heap-MB")
+				b.ReportMetric(float64(live)/1e6, "peak-live-MB")
+				b.ReportMetric(float64(inuse)/1e6, "peak-inuse-MB")
 				b.ReportMetric(float64(st.Imported), "jobs")
+				// Throughput per CPU-second of the whole process: meaningful on a shared machine,
+				// where wall-clock MB/s depends on what else runs.
+				b.ReportMetric(float64(size)*float64(b.N)/1e6/(cpuTime()-cpu0).Seconds(), "MB/cpu-s")
 			})
 		}
 	}
@@ -103,6 +118,7 @@ func BenchmarkScanJobs(b *testing.B) {
 			files, size := jobParts(b, parts)
 			b.SetBytes(size)
 			n := 0
+			cpu0 := cpuTime()
 			for range b.N {
 				n = 0
 				if err := ScanJobs(Source{JobEvents: files}, func(*JobRecord) error { n++; return nil }); err != nil {
@@ -110,13 +126,15 @@ func BenchmarkScanJobs(b *testing.B) {
 				}
 			}
 			b.ReportMetric(float64(n), "records")
+			b.ReportMetric(float64(size)*float64(b.N)/1e6/(cpuTime()-cpu0).Seconds(), "MB/cpu-s")
 		})
 	}
 }
 
 // BenchmarkLoad compares loading the month as a workload by re-parsing the CSV (source=csv)
-// with reading the canonical files written by Import; x-vs-csv is the speed-up over one CSV
-// load timed before the sub-benchmarks.
+// with reading the canonical files written by Import. cpu-ms/op is process CPU time per load;
+// x-vs-csv and x-vs-csv-cpu are the speed-ups in wall-clock and CPU time over one CSV load timed
+// before the sub-benchmarks (CPU time is the steadier figure on a shared machine).
 func BenchmarkLoad(b *testing.B) {
 	for _, parts := range []int{50, 500} {
 		b.Run(fmt.Sprintf("parts=%d", parts), func(b *testing.B) {
@@ -129,21 +147,25 @@ func BenchmarkLoad(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
-			start := time.Now()
+			runtime.GC()
+			start, cpu0 := time.Now(), cpuTime()
 			if _, err := Workload(src, Options{}); err != nil {
 				b.Fatal(err)
 			}
-			csv := time.Since(start)
+			csv, csvCPU := time.Since(start), cpuTime()-cpu0
 			b.Run("source=csv", func(b *testing.B) {
+				cpu0 := cpuTime()
 				for range b.N {
 					if _, err := Workload(src, Options{}); err != nil {
 						b.Fatal(err)
 					}
 				}
+				b.ReportMetric(float64(cpuTime()-cpu0)/1e6/float64(b.N), "cpu-ms/op")
 			})
 			for _, format := range []string{"parquet", "arrow"} {
 				b.Run("source="+format, func(b *testing.B) {
 					var jobs int
+					cpu0 := cpuTime()
 					for range b.N {
 						w, err := canonical.Read(paths[format])
 						if err != nil {
@@ -151,8 +173,11 @@ func BenchmarkLoad(b *testing.B) {
 						}
 						jobs = len(w.Jobs)
 					}
+					cpu := float64(cpuTime()-cpu0) / float64(b.N)
+					b.ReportMetric(cpu/1e6, "cpu-ms/op")
 					b.ReportMetric(float64(jobs), "jobs")
 					b.ReportMetric(float64(csv)/(float64(b.Elapsed())/float64(b.N)), "x-vs-csv")
+					b.ReportMetric(float64(csvCPU)/cpu, "x-vs-csv-cpu")
 				})
 			}
 		})

@@ -93,6 +93,7 @@ type ParseError struct {
 	Msg   string
 }
 
+// Error renders "google2011: FILE:LINE: field \"NAME\": MESSAGE".
 func (e *ParseError) Error() string {
 	loc := e.File
 	if e.Line > 0 {

@@ -199,6 +199,7 @@ type pipe struct {
 // errPipe signals that the reading goroutine reported an error (in pipe.err).
 var errPipe = errors.New("input error")
 
+// Read hands out the current file's decompressed bytes, io.EOF at its end.
 func (p *pipe) Read(b []byte) (int, error) {
 	for len(p.cur) == 0 {
 		if p.buf != nil {

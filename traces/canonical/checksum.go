@@ -1,0 +1,180 @@
+package canonical
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"os"
+	"strconv"
+)
+
+// Every canonical file carries a CRC-32C of its own bytes, which Open checks before handing the
+// file to the Arrow and Parquet libraries: those trust the file's metadata and can crash the
+// process (allocating terabytes, or panicking on another goroutine) on a corrupt file, so
+// corruption must be caught first.
+//
+// The checksum is the value of the metadata key KeyChecksum: checksumMarker followed by eight
+// hex digits. The CRC covers the whole file with the eight digits after every occurrence of the
+// marker taken as "00000000"; the Writer writes that placeholder, computes the CRC and patches the
+// digits in place (the IPC format stores the schema, metadata included, twice).
+
+// KeyChecksum is the metadata key holding the file's checksum.
+const KeyChecksum = "schedlab.checksum"
+
+const (
+	checksumMarker = "schedlab.crc32c.v1:"
+	checksumDigits = 8
+	placeholder    = "00000000"
+)
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// occurrence is a checksum value found in a file.
+type occurrence struct {
+	off   int64 // file offset of the digits
+	value string
+}
+
+// scanChecksum computes the file's CRC (with every checksum value taken as the placeholder) and
+// lists the checksum values it holds, reading r in chunks.
+func scanChecksum(r io.Reader) (uint32, []occurrence, error) {
+	const chunk = 1 << 20
+	keep := len(checksumMarker) + checksumDigits // bytes a marker and its digits span
+	buf := make([]byte, chunk+keep)
+	var s checksumScan
+	carry := 0
+	for {
+		n, err := io.ReadFull(r, buf[carry:])
+		last := err == io.EOF || err == io.ErrUnexpectedEOF
+		if err != nil && !last {
+			return 0, nil, err
+		}
+		data := buf[:carry+n]
+		end := s.feed(data, last)
+		if last {
+			return s.crc, s.found, nil
+		}
+		carry = copy(buf, data[end:])
+	}
+}
+
+// scanChecksumBytes is scanChecksum over a file's bytes in memory (a mapping).
+func scanChecksumBytes(data []byte) (uint32, []occurrence) {
+	var s checksumScan
+	s.feed(data, true)
+	return s.crc, s.found
+}
+
+type checksumScan struct {
+	crc   uint32
+	found []occurrence
+	base  int64 // file offset of the next data fed
+}
+
+// feed consumes data up to the returned offset; the rest (which might hold the start of a
+// marker) must be fed again in front of the next data, unless last.
+func (s *checksumScan) feed(data []byte, last bool) int {
+	keep := len(checksumMarker) + checksumDigits
+	limit := len(data) // markers starting before limit lie wholly inside data
+	if !last {
+		limit = max(len(data)-keep, 0)
+	}
+	p := 0
+	for {
+		k := bytes.Index(data[p:], []byte(checksumMarker))
+		if k < 0 || p+k >= limit {
+			break
+		}
+		v := p + k + len(checksumMarker)
+		if v+checksumDigits > len(data) {
+			break // a marker cut off by the end of the file
+		}
+		s.crc = crc32.Update(s.crc, castagnoli, data[p:v])
+		s.crc = crc32.Update(s.crc, castagnoli, []byte(placeholder))
+		s.found = append(s.found, occurrence{off: s.base + int64(v), value: string(data[v : v+checksumDigits])})
+		p = v + checksumDigits
+	}
+	end := max(p, limit)
+	if last {
+		end = len(data)
+	}
+	s.crc = crc32.Update(s.crc, castagnoli, data[p:end])
+	s.base += int64(end)
+	return end
+}
+
+func hex8(x uint32) string {
+	s := strconv.FormatUint(uint64(x), 16)
+	for len(s) < checksumDigits {
+		s = "0" + s
+	}
+	return s
+}
+
+// sealChecksum fills in the checksum of the finished file f, which must hold exactly want
+// placeholders (the ones the Writer put in its metadata).
+func sealChecksum(f *os.File, want int) error {
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return err
+	}
+	crc, found, err := scanChecksum(f)
+	if err != nil {
+		return err
+	}
+	if len(found) != want {
+		return fmt.Errorf("checksum: %d occurrences of the reserved string %q, want %d (does a name contain it?)", len(found), checksumMarker, want)
+	}
+	digits := []byte(hex8(crc))
+	for _, o := range found {
+		if o.value != placeholder {
+			return fmt.Errorf("checksum: unexpected value %q at byte %d", o.value, o.off)
+		}
+		if _, err := f.WriteAt(digits, o.off); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// errChecksum reports a file whose content does not match its checksum.
+var errChecksum = errors.New("checksum mismatch: the file is corrupt")
+
+// verifyChecksum checks the file at path against its embedded checksum, reading it through a
+// memory mapping where the platform has one.
+func verifyChecksum(path string) error {
+	data, _, unmap, err := mapFile(path)
+	if err != nil {
+		return err
+	}
+	var (
+		crc   uint32
+		found []occurrence
+	)
+	if data != nil {
+		crc, found = scanChecksumBytes(data)
+		unmap()
+	} else {
+		unmap()
+		f, err := os.Open(path)
+		if err != nil {
+			return err
+		}
+		crc, found, err = scanChecksum(f)
+		f.Close()
+		if err != nil {
+			return err
+		}
+	}
+	if len(found) == 0 {
+		return fmt.Errorf("no %s (not written by schedlab, or corrupt)", KeyChecksum)
+	}
+	want := hex8(crc)
+	for _, o := range found {
+		if o.value != want {
+			return fmt.Errorf("%w (computed %s, stored %q at byte %d)", errChecksum, want, o.value, o.off)
+		}
+	}
+	return nil
+}
