@@ -44,6 +44,13 @@ var baseKeys = []Key{
 	{"engine.horizon_s", 0.0, "stop the replay at this simulated time; 0 runs until every job completed"},
 	{"engine.oracle", false, "show policies true task durations instead of estimates"},
 	{"metrics.usage_window_s", 60.0, "window for the per-queue resource-usage series; 0 disables it"},
+	{"predict.name", "", "online runtime predictor that sets estimates at submission and learns from completions: oracle, noisy or jvupredict; empty keeps the workload's estimates"},
+	{"predict.features", []string{}, "JVuPredict primary features in tie-break order (job, ljob, user); empty = all"},
+	{"predict.estimators", []string{}, "JVuPredict estimators in tie-break order (average, median, rolling, recent); empty = all"},
+	{"predict.secondary", false, "JVuPredict: refine groups by requested cpu, memory and task count"},
+	{"predict.median_filter", false, "JVuPredict: offer median-filtered histories as extra candidates"},
+	{"predict.noise_bias", 0.0, "noisy predictor: mean of the relative error e in percent (prediction = runtime × (1 + e/100))"},
+	{"predict.noise_std", 0.0, "noisy predictor: standard deviation of e in percent"},
 }
 
 // Config is a resolved run configuration.
@@ -53,6 +60,18 @@ type Config struct {
 	Policy   PolicyConfig
 	Engine   EngineConfig
 	Metrics  MetricsConfig
+	Predict  PredictConfig
+}
+
+// PredictConfig selects the online runtime predictor (policies/predict).
+type PredictConfig struct {
+	Name         string
+	Features     []string
+	Estimators   []string
+	Secondary    bool
+	MedianFilter bool
+	NoiseBias    float64
+	NoiseStd     float64
 }
 
 // WorkloadConfig selects, generates and shapes the workload. It is comparable, so sweeps can
@@ -153,6 +172,24 @@ func ApplySet(v *viper.Viper, sets []string) error {
 	return nil
 }
 
+// strList reads a list of strings: a YAML list, or a comma-separated string (--set, env).
+func strList(dst *[]string) func(any) error {
+	return func(x any) error {
+		if s, ok := x.(string); ok {
+			*dst = nil
+			for _, p := range strings.Split(s, ",") {
+				if p = strings.TrimSpace(p); p != "" {
+					*dst = append(*dst, p)
+				}
+			}
+			return nil
+		}
+		l, e := cast.ToStringSliceE(x)
+		*dst = l
+		return e
+	}
+}
+
 // Resolve reads a Config from v, checking every key's type and range.
 func Resolve(v *viper.Viper) (Config, error) {
 	if err := CheckKeys(v.AllKeys(), "configuration"); err != nil {
@@ -216,26 +253,27 @@ func Resolve(v *viper.Viper) (Config, error) {
 	get("policy.name", str(&c.Policy.Name))
 	get("policy.level", str(&c.Policy.Level))
 	get("policy.backfill", boolean(&c.Policy.Backfill))
-	get("policy.class_order", func(x any) error {
-		if s, ok := x.(string); ok { // from --set or env: comma separated
-			c.Policy.ClassOrder = nil
-			for _, p := range strings.Split(s, ",") {
-				if p = strings.TrimSpace(p); p != "" {
-					c.Policy.ClassOrder = append(c.Policy.ClassOrder, p)
-				}
-			}
-			return nil
-		}
-		l, e := cast.ToStringSliceE(x)
-		c.Policy.ClassOrder = l
-		return e
-	})
+	get("policy.class_order", strList(&c.Policy.ClassOrder))
 	get("engine.cycle_s", nonNegFloat(&c.Engine.CycleS))
 	get("engine.preempt_delay_s", nonNegFloat(&c.Engine.PreemptDelayS))
 	get("engine.preempt_keeps_work", boolean(&c.Engine.PreemptKeepsWork))
 	get("engine.horizon_s", nonNegFloat(&c.Engine.HorizonS))
 	get("engine.oracle", boolean(&c.Engine.Oracle))
 	get("metrics.usage_window_s", nonNegFloat(&c.Metrics.UsageWindowS))
+	get("predict.name", str(&c.Predict.Name))
+	get("predict.features", strList(&c.Predict.Features))
+	get("predict.estimators", strList(&c.Predict.Estimators))
+	get("predict.secondary", boolean(&c.Predict.Secondary))
+	get("predict.median_filter", boolean(&c.Predict.MedianFilter))
+	get("predict.noise_bias", func(x any) error {
+		f, e := cast.ToFloat64E(x)
+		if e != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+			return fmt.Errorf("want a number, got %v", x)
+		}
+		c.Predict.NoiseBias = f
+		return nil
+	})
+	get("predict.noise_std", nonNegFloat(&c.Predict.NoiseStd))
 	if err != nil {
 		return Config{}, err
 	}
@@ -264,10 +302,7 @@ func (c Config) Map() map[string]any {
 	for k, v := range c.Policy.Params {
 		params[k] = v
 	}
-	order := c.Policy.ClassOrder
-	if order == nil {
-		order = []string{}
-	}
+	order := nonNil(c.Policy.ClassOrder)
 	workload := map[string]any{
 		"name": c.Workload.Name, "machines": c.Workload.Machines, "pooled": c.Workload.Pooled,
 		"generator": c.Workload.Generator,
@@ -294,5 +329,17 @@ func (c Config) Map() map[string]any {
 			"oracle": c.Engine.Oracle,
 		},
 		"metrics": map[string]any{"usage_window_s": c.Metrics.UsageWindowS},
+		"predict": map[string]any{
+			"name": c.Predict.Name, "features": nonNil(c.Predict.Features), "estimators": nonNil(c.Predict.Estimators),
+			"secondary": c.Predict.Secondary, "median_filter": c.Predict.MedianFilter,
+			"noise_bias": c.Predict.NoiseBias, "noise_std": c.Predict.NoiseStd,
+		},
 	}
+}
+
+func nonNil(xs []string) []string {
+	if xs == nil {
+		return []string{}
+	}
+	return xs
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/schedlab/schedlab/policies"
 	"github.com/schedlab/schedlab/policies/builtin"
+	"github.com/schedlab/schedlab/policies/predict"
 	"github.com/schedlab/schedlab/replay"
 	"github.com/schedlab/schedlab/traces"
 )
@@ -81,7 +82,18 @@ func RunWorkload(c Config, w *traces.Workload) (*Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
-	e, err := replay.New(w, p, c.EngineConfig())
+	ec := c.EngineConfig()
+	if c.Predict.Name != "" {
+		pr, err := predict.New(c.Predict.Name, predict.Options{
+			Features: c.Predict.Features, Estimators: c.Predict.Estimators, Secondary: c.Predict.Secondary,
+			MedianFilter: c.Predict.MedianFilter, NoiseBias: c.Predict.NoiseBias, NoiseSigma: c.Predict.NoiseStd,
+		}, Rand(c.Seed, "predict/"+c.Predict.Name))
+		if err != nil {
+			return nil, fmt.Errorf("%w: predict.name: %v", ErrConfig, err)
+		}
+		ec.Estimator = pr
+	}
+	e, err := replay.New(w, p, ec)
 	if err != nil {
 		return nil, err
 	}

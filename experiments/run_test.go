@@ -112,3 +112,35 @@ func TestEnvironmentOverridesDefault(t *testing.T) {
 		t.Fatalf("policy.name = %q, want srpt from SCHEDLAB_POLICY_NAME", c.Policy.Name)
 	}
 }
+
+// TestPredictorsDriveEstimates checks the predict.* keys: a noiseless noisy predictor equals the
+// workload's own (true) estimates, noise changes SRPT's schedule reproducibly per seed, and
+// JVuPredict runs online.
+func TestPredictorsDriveEstimates(t *testing.T) {
+	avg := func(sets ...string) float64 {
+		t.Helper()
+		o, err := Run(resolve(t, append([]string{"policy.name=srpt", "engine.horizon_s=1500"}, sets...)...))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return o.Summary.AvgJCT
+	}
+	base := avg()
+	if got := avg("predict.name=noisy"); got != base {
+		t.Errorf("noiseless predictor: avg JCT %v, want the workload estimates' %v", got, base)
+	}
+	n1, n1again, n2 := avg("predict.name=noisy", "predict.noise_std=80"), avg("predict.name=noisy", "predict.noise_std=80"), avg("predict.name=noisy", "predict.noise_std=80", "seed=2")
+	if n1 != n1again {
+		t.Errorf("same seed, different results: %v vs %v", n1, n1again)
+	}
+	if n1 == base || n1 == n2 {
+		t.Errorf("noise had no effect: base %v, seed 1 %v, seed 2 %v", base, n1, n2)
+	}
+	if got := avg("predict.name=jvupredict"); got <= 0 {
+		t.Errorf("jvupredict run: avg JCT %v", got)
+	}
+	_, err := Run(resolve(t, "predict.name=crystal-ball"))
+	if err == nil || !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), "jvupredict") {
+		t.Errorf("unknown predictor: %v, want a config error listing the valid ones", err)
+	}
+}

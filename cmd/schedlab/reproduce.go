@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -12,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/schedlab/schedlab/experiments"
+	"github.com/schedlab/schedlab/experiments/jvu"
 	"github.com/schedlab/schedlab/experiments/reproduce"
 	"github.com/schedlab/schedlab/experiments/sweep"
 )
@@ -19,6 +19,7 @@ import (
 func newReproduceCmd() *cobra.Command {
 	var (
 		out, label string
+		jvTrace    string
 		list, all  bool
 		parallel   int
 		sets       []string
@@ -26,15 +27,27 @@ func newReproduceCmd() *cobra.Command {
 	)
 	cmd := &cobra.Command{
 		Use:   "reproduce [ID...]",
-		Short: "Run experiment specs' sweeps and render their figures, tables and paper-vs-ours report",
+		Short: "Run experiment specs' sweeps and the JamaisVu predictor analyses; render figures, tables and a paper-vs-ours report",
 		Long: `Reproduce papers' figures: for each spec, run its sweep (see ` + "`schedlab sweep`" + `), draw its
 figures and tables, and check the paper's claims against the results. Writes DIR/report.md and
 DIR/index.html (one self-contained page: every figure inline, its paper reference, and a
 paper-vs-ours table marking each claim held or not held with the numbers), and under
 DIR/<spec ID>/ the sweep's cells.parquet and the figures as SVG, PNG and PDF.
 
-An ID is an embedded spec ("demo/policies"), every spec of a paper ("demo"), or a path to a
-spec YAML file. --list shows the embedded specs; --all reproduces all of them.`,
+An ID is an embedded spec ("demo/policies"), every spec of a paper ("demo"), a path to a spec
+YAML file, a JamaisVu runtime-predictor reproduction (jv-table1, jv-fig3, jv-fig11, jv-fig12,
+jv-fig13, jv-refine), or "jv" for all of those. IDs may be mixed; the report has one section per
+ID, in the order given. --list shows them all; --all reproduces them all.
+
+The JamaisVu reproductions replay the Google 2011 trace through JVuPredict (see
+` + "`schedlab predict`" + `) and write their figures and <id>.md pages under DIR/jvu/; --set does
+not apply to them. At --label quick they read the committed fixture
+experiments/jvu/testdata/google2011 (run inside the repository). At --label paper they read the
+month: --jv-trace DIR if given, else $SCHEDLAB_GOOGLE2011 or $SCHEDLAB_SHARED_DATA/google2011
+when set, else ../shared/data/google2011 next to the repository root. To get it:
+
+  schedlab trace fetch google2011 --dest DIR --tables job_events   # add task_events for jv-refine
+  schedlab reproduce jv --label paper --jv-trace DIR`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			stdout := cmd.OutOrStdout()
 			if list {
@@ -44,34 +57,18 @@ spec YAML file. --list shows the embedded specs; --all reproduces all of them.`,
 				if len(args) > 0 {
 					return usageError{fmt.Errorf("--all takes no IDs")}
 				}
-				args = experiments.SpecIDs()
+				args = reproduce.AllIDs()
 			}
 			if len(args) == 0 {
-				return usageError{fmt.Errorf("name specs to reproduce (see --list), or --all")}
+				return usageError{fmt.Errorf("name specs or jv reproductions to reproduce (see --list), or --all")}
 			}
-			var ids []string
-			for _, a := range args {
-				m, err := experiments.MatchSpecs(a)
-				if err != nil {
-					return err
-				}
-				for _, id := range m {
-					if !slices.Contains(ids, id) {
-						ids = append(ids, id)
-					}
-				}
-			}
-			var specs []*experiments.Spec
-			for _, id := range ids {
-				s, err := experiments.LoadSpec(id)
-				if err != nil {
-					return err
-				}
-				specs = append(specs, s)
+			targets, err := reproduce.Resolve(args)
+			if err != nil {
+				return err
 			}
 			tuneGC()
-			rep, err := reproduce.Run(cmd.Context(), specs, reproduce.Options{
-				Out: out, Label: label, Sets: sets, Parallel: parallel,
+			rep, err := reproduce.RunTargets(cmd.Context(), targets, reproduce.Options{
+				Out: out, Label: label, Sets: sets, Parallel: parallel, JVuTrace: jvTrace,
 				Progress: stdout, Terminal: sweep.IsTerminal(stdout), ProgressEvery: every,
 			})
 			if err != nil {
@@ -85,8 +82,9 @@ spec YAML file. --list shows the embedded specs; --all reproduces all of them.`,
 	f := cmd.Flags()
 	f.StringVar(&out, "out", "reproduce", "output directory")
 	f.StringVar(&label, "label", "paper", "size label: quick (CI) or paper (published scale)")
-	f.BoolVar(&list, "list", false, "list the embedded specs")
-	f.BoolVar(&all, "all", false, "reproduce every embedded spec")
+	f.BoolVar(&list, "list", false, "list the embedded specs and the jv reproductions")
+	f.BoolVar(&all, "all", false, "reproduce every embedded spec and every jv reproduction")
+	f.StringVar(&jvTrace, "jv-trace", "", "Google 2011 trace of the jv-* reproductions: a directory with job_events/ (default: the label's, see above)")
 	f.IntVar(&parallel, "parallel", runtime.GOMAXPROCS(0), "number of cells run at once")
 	f.StringArrayVar(&sets, "set", nil, "override a base key of every spec, or keep one value of an axis (repeatable)")
 	f.DurationVar(&every, "progress-interval", 10*time.Second, "interval of progress lines when stdout is not a terminal")
@@ -106,6 +104,15 @@ func listSpecs(cmd *cobra.Command) error {
 			figs = append(figs, f.ID)
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%d / %d\n", id, s.Title, strings.Join(figs, ", "), cellCount(s, "quick"), cellCount(s, "paper"))
+	}
+	// The JamaisVu reproductions are analyses of one trace, not sweeps: no cells.
+	for _, id := range jvu.IDs() {
+		in, err := jvu.Describe(id)
+		if err != nil {
+			return err
+		}
+		fig, _, _ := strings.Cut(in.Reference, ":")
+		fmt.Fprintf(tw, "%s\t%s\t%s\t— (Google 2011: fixture / month)\n", id, in.Title, "JamaisVu "+fig)
 	}
 	return tw.Flush()
 }

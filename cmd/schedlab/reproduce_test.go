@@ -3,14 +3,83 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/schedlab/schedlab/experiments/jvu"
 )
 
 func TestReproduceList(t *testing.T) {
 	out, errOut, code := runCLI(t, "reproduce", "--list")
 	if code != 0 || !strings.Contains(out, "demo/policies") || !strings.Contains(out, "12 / 36") {
 		t.Errorf("exit %d\n%s%s", code, out, errOut)
+	}
+	// Every JamaisVu reproduction is listed with its title and paper figure, after the specs.
+	for _, id := range jvu.IDs() {
+		in, err := jvu.Describe(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		row := regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(id) + ` +` + regexp.QuoteMeta(in.Title) + ` +JamaisVu \S.* +— \(Google 2011: fixture / month\)$`)
+		if !row.MatchString(out) {
+			t.Errorf("--list has no row for %s (%q):\n%s", id, in.Title, out)
+		}
+	}
+	if !strings.Contains(out, "JamaisVu Figure 12") || strings.Index(out, "jv-table1") < strings.Index(out, "demo/policies") {
+		t.Errorf("--list:\n%s", out)
+	}
+}
+
+// TestReproduceMixesSpecsAndJVu reproduces a JamaisVu table, the sweep package's test spec and a
+// JamaisVu figure in one call at the quick label, and checks the one report covers all three in
+// the order given.
+func TestReproduceMixesSpecsAndJVu(t *testing.T) {
+	dir := t.TempDir()
+	out, errOut, code := runCLI(t, "reproduce", "jv-table1", tinySpec, "jv-fig12", "--label", "quick", "--set", tinyWorkload, "--out", dir)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s%s", code, out, errOut)
+	}
+	if !strings.Contains(out, "reproduce jv-table1, jv-fig12 (label quick): JVuPredict on the Google 2011 trace experiments/jvu/testdata/google2011") ||
+		!strings.Contains(out, "reproduce tiny (label quick): 8 cells") || strings.Contains(out, "claims held: 0 of 0") {
+		t.Errorf("output:\n%s", out)
+	}
+	md, err := os.ReadFile(filepath.Join(dir, "report.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	i1 := strings.Index(string(md), "(`jv-table1`)")
+	i2 := strings.Index(string(md), "(`tiny`)")
+	i3 := strings.Index(string(md), "(`jv-fig12`)")
+	if i1 < 0 || i2 < i1 || i3 < i2 || !strings.Contains(string(md), "| claim: JVuPredict predictions outside 2x") {
+		t.Errorf("report.md sections at %d, %d, %d:\n%s", i1, i2, i3, md)
+	}
+	for _, f := range []string{"index.html", "tiny/cells.parquet", "jvu/jv-table1.svg", "jvu/jv-fig12.png", "jvu/jv-fig12.md"} {
+		if st, err := os.Stat(filepath.Join(dir, f)); err != nil || st.Size() == 0 {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+}
+
+// TestReproduceJVuTrace checks where the paper label looks for the month: without data the
+// error names the place and how to fetch it; --jv-trace points it at a trace.
+func TestReproduceJVuTrace(t *testing.T) {
+	empty := t.TempDir()
+	t.Setenv(jvu.PaperSrcEnv, empty)
+	_, errOut, code := runCLI(t, "reproduce", "jv-fig12", "--label", "paper", "--out", t.TempDir())
+	for _, want := range []string{filepath.Join(empty, "job_events"), "schedlab trace fetch google2011 --dest DIR --tables job_events", "--jv-trace DIR"} {
+		if code != 1 || !strings.Contains(errOut, want) {
+			t.Errorf("exit %d, stderr %q; want 1 and %q", code, errOut, want)
+		}
+	}
+	dir := t.TempDir()
+	fixture := filepath.Join("..", "..", "experiments", "jvu", "testdata", "google2011")
+	out, errOut, code := runCLI(t, "reproduce", "jv-fig12", "--label", "paper", "--jv-trace", fixture, "--out", dir)
+	if code != 0 || !strings.Contains(out, "JVuPredict on the Google 2011 trace "+fixture) {
+		t.Fatalf("exit %d\n%s%s", code, out, errOut)
+	}
+	if md, err := os.ReadFile(filepath.Join(dir, "report.md")); err != nil || !strings.Contains(string(md), "label paper. Page: `jvu/jv-fig12.md`") {
+		t.Errorf("report.md: %v\n%s", err, md)
 	}
 }
 
@@ -37,7 +106,8 @@ func TestReproduceUsageErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"reproduce"}, "name specs to reproduce"},
+		{[]string{"reproduce"}, "name specs or jv reproductions to reproduce"},
+		{[]string{"reproduce", "jv-fig12", "--label", "huge", "--out", t.TempDir()}, "quick or paper"},
 		{[]string{"reproduce", "--all", "demo"}, "--all takes no IDs"},
 		{[]string{"reproduce", "nosuch"}, "no such spec"},
 	} {

@@ -261,6 +261,26 @@ func TestReproduceRejectsBadInput(t *testing.T) {
 	}
 }
 
+// TestDescribe checks every id is described (title and a reference naming the paper's figure,
+// table or section) without running it, in the order of IDs, and unknown ids are refused.
+func TestDescribe(t *testing.T) {
+	if got := IDs(); len(got) != 6 || got[0] != "jv-table1" || got[5] != "jv-refine" {
+		t.Errorf("IDs() = %v", got)
+	}
+	for _, id := range IDs() {
+		in, err := Describe(id)
+		if err != nil || in.ID != id || in.Title == "" || !strings.Contains(in.Reference, ": ") {
+			t.Errorf("Describe(%q) = %+v, %v", id, in, err)
+		}
+	}
+	if in, _ := Describe("jv-fig12"); !strings.HasPrefix(in.Reference, "Figure 12: ") {
+		t.Errorf("jv-fig12 reference = %q", in.Reference)
+	}
+	if _, err := Describe("jv-fig99"); !errors.Is(err, ErrUnknownID) || !strings.Contains(err.Error(), "jv-table1, jv-fig3") {
+		t.Errorf("Describe(jv-fig99) error = %v", err)
+	}
+}
+
 // TestReproduceQuick runs every reproduction on the committed fixture slice and compares the
 // rendered Markdown (tables, claims, notes) with golden files; -update rewrites them.
 func TestReproduceQuick(t *testing.T) {

@@ -54,7 +54,51 @@ type Options struct {
 
 // IDs returns the reproduction ids, in paper order.
 func IDs() []string {
-	return []string{"jv-table1", "jv-fig3", "jv-fig11", "jv-fig12", "jv-fig13", "jv-refine"}
+	ids := make([]string, len(infos))
+	for i, in := range infos {
+		ids[i] = in.ID
+	}
+	return ids
+}
+
+// Info describes a reproduction without running it.
+type Info struct {
+	// ID is the reproduction's id, e.g. "jv-fig12".
+	ID string
+	// Title describes the reproduction in one line (Artifact.Title).
+	Title string
+	// Reference is the paper's figure or table number and its caption (Artifact.Reference).
+	Reference string
+}
+
+// infos describes every reproduction, in paper order (the order of IDs).
+var infos = []Info{
+	{ID: "jv-table1", Title: "Per-feature predictability and coverage", Reference: "Table 1: JVuPredict-tracked features for Google cluster trace (% prediction error over 2X; % unique occurrences)"},
+	{ID: "jv-fig3", Title: "Relative error of single feature:estimator pairs used alone", Reference: "Figure 3: Distribution of relative estimate error percentages of eight feature:estimator pairs"},
+	{ID: "jv-fig11", Title: "Error mass function of JVuPredict vs the \"all\" estimators", Reference: "Figure 11: normalized prediction error mass function of JVuPredict and of its estimators over all previous runtimes"},
+	{ID: "jv-fig12", Title: "Predictions outside 2x and 10x: JVuPredict vs the best single pairs", Reference: "Figure 12: percentage of predictions outside a factor of two and of ten of the actual runtime"},
+	{ID: "jv-fig13", Title: "How often JVuPredict selects each feature:estimator pair", Reference: "Figure 13: Feature:estimator selections for Google cluster trace"},
+	{ID: "jv-refine", Title: "Effect of the median filter and of secondary features", Reference: "§6.2 (last two paragraphs) and §3.4: secondary features (requested cpu, memory, task count) and the median filter"},
+}
+
+// Describe returns the title and paper reference of reproduction id; the error wraps
+// ErrUnknownID.
+func Describe(id string) (Info, error) {
+	for _, in := range infos {
+		if in.ID == id {
+			return in, nil
+		}
+	}
+	return Info{}, fmt.Errorf("%w %q (valid: %s)", ErrUnknownID, id, strings.Join(IDs(), ", "))
+}
+
+// newArtifact starts the artifact of reproduction id with its title and reference.
+func newArtifact(id string) *Artifact {
+	in, err := Describe(id)
+	if err != nil {
+		panic(err) // the builders name only ids of infos
+	}
+	return &Artifact{Title: in.Title, Reference: in.Reference}
 }
 
 // ErrUnknownID is wrapped by the error Reproduce returns for an id it does not know.
@@ -206,10 +250,7 @@ var table1Paper = []struct {
 }
 
 func table1(t *Trace, outDir string) (*Artifact, error) {
-	a := &Artifact{
-		Title:     "Per-feature predictability and coverage",
-		Reference: "Table 1: JVuPredict-tracked features for Google cluster trace (% prediction error over 2X; % unique occurrences)",
-	}
+	a := newArtifact("jv-table1")
 	tab := Table{Title: "Table 1", Columns: []string{"feature", "paper: error beyond 2x", "ours: error beyond 2x", "paper: unique occurrences", "ours: value unseen before", "ours: no completed history"}}
 	var over, unseen []float64
 	for _, row := range table1Paper {
@@ -339,10 +380,7 @@ func fig3(t *Trace, outDir string) (*Artifact, error) {
 	if err != nil {
 		return nil, err
 	}
-	a := &Artifact{
-		Title:     "Relative error of single feature:estimator pairs used alone",
-		Reference: "Figure 3: Distribution of relative estimate error percentages of eight feature:estimator pairs",
-	}
+	a := newArtifact("jv-fig3")
 	tab := Table{Title: "Pairs used alone", Columns: []string{"pair", "within 5%", "within 10%", "beyond 2x", "no history (−100%)", "≥ +100%", "peak of the mass function"}}
 	var series []report.Series
 	within5 := map[string]float64{}
@@ -401,10 +439,7 @@ func fig11(t *Trace, outDir string) (*Artifact, error) {
 	if err != nil {
 		return nil, err
 	}
-	a := &Artifact{
-		Title:     "Error mass function of JVuPredict vs the \"all\" estimators",
-		Reference: "Figure 11: normalized prediction error mass function of JVuPredict and of its estimators over all previous runtimes",
-	}
+	a := newArtifact("jv-fig11")
 	x, y := massFunction(r.Actual, func(i int) traces.Time { return r.Pred[i] })
 	series := []report.Series{massSeries("JVuPredict", x, y)}
 	s := r.Summary()
@@ -462,10 +497,7 @@ func fig12(t *Trace, outDir string) (*Artifact, error) {
 	if err != nil {
 		return nil, err
 	}
-	a := &Artifact{
-		Title:     "Predictions outside 2x and 10x: JVuPredict vs the best single pairs",
-		Reference: "Figure 12: percentage of predictions outside a factor of two and of ten of the actual runtime",
-	}
+	a := newArtifact("jv-fig12")
 	type entry struct {
 		name string
 		s    ErrorSummary
@@ -552,10 +584,7 @@ func fig13(t *Trace, outDir string) (*Artifact, error) {
 	if err != nil {
 		return nil, err
 	}
-	a := &Artifact{
-		Title:     "How often JVuPredict selects each feature:estimator pair",
-		Reference: "Figure 13: Feature:estimator selections for Google cluster trace",
-	}
+	a := newArtifact("jv-fig13")
 	sel := r.Selections()
 	ests := predict.EstimatorNames()
 	tab := Table{Title: "Selections", Columns: append([]string{"feature"}, append(slices.Clone(ests), "total")...)}
@@ -620,10 +649,7 @@ func fig13(t *Trace, outDir string) (*Artifact, error) {
 // ---------------------------------------------------------------- secondary features and median filter
 
 func refine(t *Trace, outDir string) (*Artifact, error) {
-	a := &Artifact{
-		Title:     "Effect of the median filter and of secondary features",
-		Reference: "§6.2 (last two paragraphs) and §3.4: secondary features (requested cpu, memory, task count) and the median filter",
-	}
+	a := newArtifact("jv-refine")
 	base, err := Run(t, Config{Name: "JVuPredict"})
 	if err != nil {
 		return nil, err

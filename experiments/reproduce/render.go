@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/schedlab/schedlab/experiments"
+	"github.com/schedlab/schedlab/experiments/jvu"
 	"github.com/schedlab/schedlab/report"
 )
 
@@ -43,67 +44,158 @@ func paperVsOurs(f *Figure) *report.Table {
 	return t
 }
 
-// WriteMarkdown writes report.md: every spec's figures (linked PNG files), tables, references
-// and paper-vs-ours tables.
+// WriteMarkdown writes report.md: every section's figures (linked PNG files), tables,
+// references and paper-vs-ours tables, in the report's order.
 func (r *Report) WriteMarkdown(w io.Writer) error {
 	var b bytes.Buffer
 	held, total := r.Held()
 	fmt.Fprintf(&b, "# schedlab reproduction report\n\nschedlab %s, label %s. Claims held: %d of %d.\n", experiments.Version, labelName(r.Label), held, total)
-	for _, s := range r.Specs {
-		title := s.Spec.Title
-		if title == "" {
-			title = s.Spec.ID
+	for _, sec := range r.Sections {
+		var err error
+		if sec.JVu != nil {
+			err = sec.JVu.writeMarkdown(&b)
+		} else {
+			err = sec.Spec.writeMarkdown(&b)
 		}
-		fmt.Fprintf(&b, "\n## %s (`%s`)\n\n", title, s.Spec.ID)
-		if d := strings.TrimSpace(s.Spec.Description); d != "" {
-			fmt.Fprintf(&b, "%s\n\n", d)
-		}
-		fmt.Fprintf(&b, "Spec `%s`, label %s: %d cells (%d run, %d cached), seeds %s. Results: `%s/cells.parquet`.\n",
-			s.Spec.File, labelName(s.Label), s.Cells, s.Ran, s.Cached, seedsText(s.Seeds), s.Dir)
-		if s.SeedInvariant {
-			fmt.Fprintf(&b, "\n> Note: %s\n", seedNote)
-		}
-		for i := range s.Figures {
-			f := &s.Figures[i]
-			kind := "Figure"
-			if f.Table != nil {
-				kind = "Table"
-			}
-			fmt.Fprintf(&b, "\n### %s %s", kind, f.Spec.ID)
-			if f.Spec.Title != "" {
-				fmt.Fprintf(&b, ": %s", f.Spec.Title)
-			}
-			b.WriteString("\n\n")
-			if f.Table != nil {
-				t := *f.Table
-				t.Title = ""
-				if err := t.WriteMarkdown(&b); err != nil {
-					return err
-				}
-				b.WriteString("\n")
-			} else {
-				for _, p := range f.Files {
-					if strings.HasSuffix(p, ".png") {
-						fmt.Fprintf(&b, "![%s](%s)\n\n", f.Spec.ID, p)
-					}
-				}
-			}
-			if c := captionText(f); c != "" {
-				fmt.Fprintf(&b, "*%s*\n\n", c)
-			}
-			fmt.Fprintf(&b, "Files: %s\n\n", strings.Join(wrapCode(f.Files), ", "))
-			if ref := referenceLine(f.Spec.Reference); ref != "" {
-				fmt.Fprintf(&b, "**Paper:** %s\n\n", ref)
-			}
-			if t := paperVsOurs(f); t != nil {
-				if err := t.WriteMarkdown(&b); err != nil {
-					return err
-				}
-			}
+		if err != nil {
+			return err
 		}
 	}
 	_, err := w.Write(b.Bytes())
 	return err
+}
+
+// writeMarkdown writes a spec's section of report.md.
+func (s *SpecReport) writeMarkdown(b *bytes.Buffer) error {
+	title := s.Spec.Title
+	if title == "" {
+		title = s.Spec.ID
+	}
+	fmt.Fprintf(b, "\n## %s (`%s`)\n\n", title, s.Spec.ID)
+	if d := strings.TrimSpace(s.Spec.Description); d != "" {
+		fmt.Fprintf(b, "%s\n\n", d)
+	}
+	fmt.Fprintf(b, "Spec `%s`, label %s: %d cells (%d run, %d cached), seeds %s. Results: `%s/cells.parquet`.\n",
+		s.Spec.File, labelName(s.Label), s.Cells, s.Ran, s.Cached, seedsText(s.Seeds), s.Dir)
+	if s.SeedInvariant {
+		fmt.Fprintf(b, "\n> Note: %s\n", seedNote)
+	}
+	for i := range s.Figures {
+		f := &s.Figures[i]
+		kind := "Figure"
+		if f.Table != nil {
+			kind = "Table"
+		}
+		fmt.Fprintf(b, "\n### %s %s", kind, f.Spec.ID)
+		if f.Spec.Title != "" {
+			fmt.Fprintf(b, ": %s", f.Spec.Title)
+		}
+		b.WriteString("\n\n")
+		if f.Table != nil {
+			t := *f.Table
+			t.Title = ""
+			if err := t.WriteMarkdown(b); err != nil {
+				return err
+			}
+			b.WriteString("\n")
+		} else {
+			for _, p := range f.Files {
+				if strings.HasSuffix(p, ".png") {
+					fmt.Fprintf(b, "![%s](%s)\n\n", f.Spec.ID, p)
+				}
+			}
+		}
+		if c := captionText(f); c != "" {
+			fmt.Fprintf(b, "*%s*\n\n", c)
+		}
+		fmt.Fprintf(b, "Files: %s\n\n", strings.Join(wrapCode(f.Files), ", "))
+		if ref := referenceLine(f.Spec.Reference); ref != "" {
+			fmt.Fprintf(b, "**Paper:** %s\n\n", ref)
+		}
+		if t := paperVsOurs(f); t != nil {
+			if err := t.WriteMarkdown(b); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// paperVsOurs builds the paper-vs-ours table of a JamaisVu reproduction's claims (nil
+// without claims).
+func (j *JVuReport) paperVsOurs() *report.Table {
+	a := j.Artifact
+	if len(a.Claims) == 0 {
+		return nil
+	}
+	t := report.NewTable(a.ID+"-paper-vs-ours", "", "", "paper", "ours", "verdict")
+	t.Align = []report.Align{report.AlignLeft, report.AlignLeft, report.AlignLeft, report.AlignLeft}
+	for _, c := range a.Claims {
+		t.AddRow("claim: "+c.Text, c.Paper, c.Ours, jvuVerdict(c.Held))
+	}
+	return t
+}
+
+func jvuVerdict(held bool) string {
+	if held {
+		return "held"
+	}
+	return "not held"
+}
+
+// jvuTable converts a jvu table to a report table (the title kept apart).
+func jvuTable(id string, t jvu.Table) *report.Table {
+	rt := report.NewTable(id, "", t.Columns...)
+	for _, r := range t.Rows {
+		rt.AddRow(r...)
+	}
+	return rt
+}
+
+// notesParagraphs splits notes into paragraphs at blank lines, each joined onto one line.
+func notesParagraphs(notes string) []string {
+	var out []string
+	for _, p := range strings.Split(strings.ReplaceAll(notes, "\r\n", "\n"), "\n\n") {
+		if p = strings.Join(strings.Fields(p), " "); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// writeMarkdown writes a JamaisVu reproduction's section of report.md.
+func (j *JVuReport) writeMarkdown(b *bytes.Buffer) error {
+	a := j.Artifact
+	fmt.Fprintf(b, "\n## %s (`%s`)\n\n", a.Title, a.ID)
+	fmt.Fprintf(b, "**Paper:** %s, %s\n\n", a.Paper, a.Reference)
+	fmt.Fprintf(b, "JVuPredict replayed online on the Google 2011 trace `%s`, label %s. Page: `%s`.\n", j.Src, labelName(j.Label), j.Page())
+	for _, f := range j.Figures {
+		fmt.Fprintf(b, "\n### Figure %s\n\n", f.Name)
+		for _, p := range f.Files {
+			if strings.HasSuffix(p, ".png") {
+				fmt.Fprintf(b, "![%s](%s)\n\n", f.Name, p)
+			}
+		}
+		fmt.Fprintf(b, "Files: %s\n", strings.Join(wrapCode(f.Files), ", "))
+	}
+	for i, t := range a.Tables {
+		fmt.Fprintf(b, "\n### Table: %s\n\n", t.Title)
+		if err := jvuTable(fmt.Sprintf("%s-%d", a.ID, i+1), t).WriteMarkdown(b); err != nil {
+			return err
+		}
+	}
+	if t := j.paperVsOurs(); t != nil {
+		b.WriteString("\n### Paper vs ours\n\n")
+		if err := t.WriteMarkdown(b); err != nil {
+			return err
+		}
+	}
+	if ps := notesParagraphs(a.Notes); len(ps) > 0 {
+		b.WriteString("\n### Notes\n\n")
+		b.WriteString(strings.Join(ps, "\n\n"))
+		b.WriteString("\n")
+	}
+	return nil
 }
 
 func wrapCode(xs []string) []string {
@@ -137,15 +229,22 @@ type htmlFigure struct {
 }
 
 type htmlClaim struct {
-	Text, Check, Verdict, Class string
-	Lines                       []string
+	Text, Check, Paper, Verdict, Class string
+	Lines                              []string
 }
 
+// htmlSpec is a section of the page: a spec, or a JamaisVu reproduction when JVu is set.
 type htmlSpec struct {
 	Anchor, Title, ID, File, Description, Label, Seeds, Dir string
 	Cells, Ran, Cached                                      int
 	Note                                                    string
 	Figures                                                 []htmlFigure
+	// JamaisVu reproductions: the trace read, the artifact's page, the paper reference, the
+	// section's claims and its notes.
+	JVu                  bool
+	Src, Page, Reference string
+	Claims               []htmlClaim
+	Notes                []string
 }
 
 var pageTmpl = template.Must(template.New("page").Funcs(template.FuncMap{"num": fmtNum}).Parse(`<!DOCTYPE html>
@@ -185,12 +284,13 @@ nav ul { columns: 2; }
 <section class="spec" id="{{.Anchor}}">
 <h2>{{.Title}} <code>{{.ID}}</code></h2>
 {{if .Description}}<p>{{.Description}}</p>{{end}}
-<p class="meta">Spec <code>{{.File}}</code>, label {{.Label}}: {{.Cells}} cells ({{.Ran}} run, {{.Cached}} cached), seeds {{.Seeds}}. Results: <code>{{.Dir}}/cells.parquet</code>.</p>
+{{if .JVu}}<p class="ref"><strong>Paper:</strong> {{.Reference}}</p>
+<p class="meta">JVuPredict replayed online on the Google 2011 trace <code>{{.Src}}</code>, label {{.Label}}. Page: <code>{{.Page}}</code>.</p>{{else}}<p class="meta">Spec <code>{{.File}}</code>, label {{.Label}}: {{.Cells}} cells ({{.Ran}} run, {{.Cached}} cached), seeds {{.Seeds}}. Results: <code>{{.Dir}}/cells.parquet</code>.</p>{{end}}
 {{if .Note}}<p class="note">{{.Note}}</p>{{end}}
 {{range .Figures}}
 <figure id="{{.Anchor}}" class="{{.Kind}}">
-<h3>{{if eq .Kind "table"}}Table{{else}}Figure{{end}} {{.ID}}{{if .Title}}: {{.Title}}{{end}}</h3>
-{{if .Img}}<img {{.Img}} alt="{{.ID}}: {{.Title}}" width="{{.Width}}" height="{{.Height}}">{{end}}
+<h3>{{if eq .Kind "table"}}Table{{else}}Figure{{end}}{{if .ID}} {{.ID}}{{end}}{{if .Title}}: {{.Title}}{{end}}</h3>
+{{if .Img}}<img {{.Img}} alt="{{.ID}}{{if .Title}}: {{.Title}}{{end}}" width="{{.Width}}" height="{{.Height}}">{{end}}
 {{if .Table}}<table class="results" id="table-{{.Anchor}}">
 <thead><tr>{{range .Table.Columns}}<th>{{.}}</th>{{end}}</tr></thead>
 <tbody>{{range .Table.Rows}}<tr>{{range $i, $c := .}}<td{{if $i}} class="num"{{end}}>{{$c}}</td>{{end}}</tr>
@@ -205,14 +305,26 @@ nav ul { columns: 2; }
 <tr><td>{{.Name}}{{if .Expr}}<br><span class="check">{{.Expr}}</span>{{end}}</td><td>{{.Paper}}</td><td class="num">{{if .Err}}<span class="error">{{.Err}}</span>{{else}}{{num .Ours}}{{end}}</td><td></td></tr>
 {{- end}}
 {{- range .Claims}}
-<tr class="claim"><td>{{.Text}}<br><span class="check">{{.Check}}</span></td><td>holds</td><td>{{range .Lines}}{{.}}<br>{{end}}</td><td class="{{.Class}}">{{.Verdict}}</td></tr>
+<tr class="claim"><td>{{.Text}}{{if .Check}}<br><span class="check">{{.Check}}</span>{{end}}</td><td>{{.Paper}}</td><td>{{range .Lines}}{{.}}<br>{{end}}</td><td class="{{.Class}}">{{.Verdict}}</td></tr>
 {{- end}}
 </tbody>
 </table>{{end}}
 {{if .Files}}<p class="files">Files: {{range $i, $f := .Files}}{{if $i}}, {{end}}<code>{{$f}}</code>{{end}}</p>{{end}}
 </figure>
 {{end}}
-</section>
+{{if .JVu}}{{if .Claims}}<h3>Paper vs ours</h3>
+<table class="paper-vs-ours">
+<thead><tr><th></th><th>paper</th><th>ours</th><th>verdict</th></tr></thead>
+<tbody>
+{{- range .Claims}}
+<tr class="claim"><td>{{.Text}}</td><td>{{.Paper}}</td><td>{{range .Lines}}{{.}}<br>{{end}}</td><td class="{{.Class}}">{{.Verdict}}</td></tr>
+{{- end}}
+</tbody>
+</table>
+{{end}}{{if .Notes}}<div class="notes"><h3>Notes</h3>
+{{range .Notes}}<p>{{.}}</p>
+{{end}}</div>
+{{end}}{{end}}</section>
 {{end}}
 </body>
 </html>
@@ -250,6 +362,33 @@ func svgSize(svg []byte) (w, h string) {
 	return attr("width"), attr("height")
 }
 
+// htmlSection prepares a JamaisVu reproduction's section of the page: its figures inlined as
+// SVG data URIs, its tables, its claims and notes.
+func (j *JVuReport) htmlSection() htmlSpec {
+	a := j.Artifact
+	anchor := "jvu-" + a.ID
+	hs := htmlSpec{Anchor: anchor, Title: a.Title, ID: a.ID, Label: labelName(j.Label), Dir: j.Dir,
+		JVu: true, Src: j.Src, Page: j.Page(), Reference: a.Paper + ", " + a.Reference, Notes: notesParagraphs(a.Notes)}
+	for _, f := range j.Figures {
+		hf := htmlFigure{Anchor: anchor + "-" + f.Name, Kind: "figure", ID: f.Name, Files: f.Files}
+		if f.SVG != nil {
+			// A base64 data URI holds only [A-Za-z0-9+/=:;,] and is safe in a quoted attribute.
+			hf.Img = template.HTMLAttr(`src="` + dataURI("image/svg+xml", f.SVG) + `"`)
+			hf.Width, hf.Height = svgSize(f.SVG)
+		}
+		hs.Figures = append(hs.Figures, hf)
+	}
+	for i, t := range a.Tables {
+		id := fmt.Sprintf("%s-table-%d", a.ID, i+1)
+		hs.Figures = append(hs.Figures, htmlFigure{Anchor: "jvu-" + id, Kind: "table", Title: t.Title, Table: jvuTable(id, t)})
+	}
+	for _, c := range a.Claims {
+		v := jvuVerdict(c.Held)
+		hs.Claims = append(hs.Claims, htmlClaim{Text: c.Text, Paper: c.Paper, Verdict: v, Class: strings.ReplaceAll(v, " ", "-"), Lines: []string{c.Ours}})
+	}
+	return hs
+}
+
 // WriteHTML writes index.html: one self-contained page with every figure inlined as an SVG data
 // URI, every table, and the paper-vs-ours tables.
 func (r *Report) WriteHTML(w io.Writer) error {
@@ -259,7 +398,12 @@ func (r *Report) WriteHTML(w io.Writer) error {
 		Held, Total    int
 		Specs          []htmlSpec
 	}{Version: experiments.Version, Label: labelName(r.Label), Held: held, Total: total}
-	for _, s := range r.Specs {
+	for _, sec := range r.Sections {
+		if sec.JVu != nil {
+			page.Specs = append(page.Specs, sec.JVu.htmlSection())
+			continue
+		}
+		s := sec.Spec
 		anchor := "spec-" + strings.ReplaceAll(s.Spec.ID, "/", "-")
 		hs := htmlSpec{Anchor: anchor, Title: s.Spec.Title, ID: s.Spec.ID, File: s.Spec.File,
 			Description: strings.TrimSpace(s.Spec.Description), Label: labelName(s.Label), Seeds: seedsText(s.Seeds),
@@ -280,7 +424,7 @@ func (r *Report) WriteHTML(w io.Writer) error {
 				hf.Width, hf.Height = svgSize(f.SVG)
 			}
 			for _, c := range f.Claims {
-				hc := htmlClaim{Text: c.Text, Check: c.Check, Verdict: verdict(c), Lines: claimNumbers(c, c.Op)}
+				hc := htmlClaim{Text: c.Text, Check: c.Check, Paper: "holds", Verdict: verdict(c), Lines: claimNumbers(c, c.Op)}
 				hc.Class = strings.ReplaceAll(hc.Verdict, " ", "-")
 				hf.Claims = append(hf.Claims, hc)
 			}

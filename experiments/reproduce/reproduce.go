@@ -3,6 +3,10 @@
 // claims against the results, and writes DIR/report.md and DIR/index.html — one self-contained
 // page with every figure inlined, its paper reference, and a paper-vs-ours table in which each
 // claim is marked held or not held with the numbers behind it.
+//
+// The JamaisVu predictor reproductions of package jvu (jv-table1, jv-fig12, …) are analyses of
+// the Google 2011 trace, not sweeps; they are targets too (see Target, Resolve and JVuSource)
+// and get their sections in the same report.
 package reproduce
 
 import (
@@ -14,9 +18,11 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/schedlab/schedlab/experiments"
+	"github.com/schedlab/schedlab/experiments/jvu"
 	"github.com/schedlab/schedlab/experiments/sweep"
 	"github.com/schedlab/schedlab/report"
 	"github.com/schedlab/schedlab/report/stats"
@@ -45,6 +51,9 @@ type Options struct {
 	ProgressEvery time.Duration
 	// Formats are the figure file formats written beside the report (default svg, png, pdf).
 	Formats []string
+	// JVuTrace is the Google 2011 trace the JamaisVu reproductions read (--jv-trace); empty
+	// selects the label's default (see JVuSource). Sets do not apply to them.
+	JVuTrace string
 }
 
 // Figure is a drawn figure or table with its reference and checked claims.
@@ -80,18 +89,57 @@ type SpecReport struct {
 // Report is the result of Run.
 type Report struct {
 	Label string
-	Specs []*SpecReport
+	// Sections are the reproductions in the order they were given.
+	Sections []Section
 }
 
-// Held counts the claims that held and all claims.
+// Section is one reproduction of a report: exactly one of Spec and JVu is set.
+type Section struct {
+	Spec *SpecReport
+	JVu  *JVuReport
+}
+
+// Specs returns the spec sections' reports, in order.
+func (r *Report) Specs() []*SpecReport {
+	var out []*SpecReport
+	for _, s := range r.Sections {
+		if s.Spec != nil {
+			out = append(out, s.Spec)
+		}
+	}
+	return out
+}
+
+// JVu returns the JamaisVu sections' reports, in order.
+func (r *Report) JVu() []*JVuReport {
+	var out []*JVuReport
+	for _, s := range r.Sections {
+		if s.JVu != nil {
+			out = append(out, s.JVu)
+		}
+	}
+	return out
+}
+
+// Held counts the claims that held and all claims, of specs and JamaisVu reproductions.
 func (r *Report) Held() (held, total int) {
-	for _, s := range r.Specs {
-		for _, f := range s.Figures {
-			for _, c := range f.Claims {
-				total++
-				if c.Held {
-					held++
+	count := func(ok bool) {
+		total++
+		if ok {
+			held++
+		}
+	}
+	for _, s := range r.Sections {
+		if s.Spec != nil {
+			for _, f := range s.Spec.Figures {
+				for _, c := range f.Claims {
+					count(c.Held)
 				}
+			}
+		}
+		if s.JVu != nil {
+			for _, c := range s.JVu.Artifact.Claims {
+				count(c.Held)
 			}
 		}
 	}
@@ -101,19 +149,67 @@ func (r *Report) Held() (held, total int) {
 // Run sweeps each spec, draws its figures and tables, checks its claims, and writes
 // Out/report.md and Out/index.html.
 func Run(ctx context.Context, specs []*experiments.Spec, o Options) (*Report, error) {
+	return RunTargets(ctx, SpecTargets(specs), o)
+}
+
+// RunTargets reproduces each target — a spec as Run does, the JamaisVu reproductions with
+// jvu.ReproduceAll (all of them at once, reading the trace once, into Out/jvu) — and writes
+// Out/report.md and Out/index.html with one section per target, in the order given. The
+// JamaisVu trace is located (JVuSource) before any sweep runs.
+func RunTargets(ctx context.Context, targets []Target, o Options) (*Report, error) {
 	if o.Out == "" {
 		return nil, fmt.Errorf("%w: reproduce: no output directory", experiments.ErrConfig)
 	}
 	if len(o.Formats) == 0 {
 		o.Formats = []string{"svg", "png", "pdf"}
 	}
-	rep := &Report{Label: o.Label}
-	for _, spec := range specs {
-		sr, err := reproduceSpec(ctx, spec, o)
-		if err != nil {
-			return rep, err
+	var jvIDs []string
+	for _, t := range targets {
+		if t.JVu != "" {
+			if !slices.Contains(jvIDs, t.JVu) {
+				jvIDs = append(jvIDs, t.JVu)
+			}
+		} else if t.Spec == nil {
+			return nil, fmt.Errorf("%w: reproduce: empty target", experiments.ErrConfig)
 		}
-		rep.Specs = append(rep.Specs, sr)
+	}
+	var jvSrc string
+	if len(jvIDs) > 0 {
+		for _, id := range jvIDs {
+			if _, err := jvu.Describe(id); err != nil {
+				return nil, fmt.Errorf("%w: %w", experiments.ErrConfig, err)
+			}
+		}
+		var err error
+		if jvSrc, err = JVuSource(o.Label, o.JVuTrace); err != nil {
+			return nil, err
+		}
+	}
+	rep := &Report{Label: o.Label}
+	var jvReps map[string]*JVuReport
+	for _, t := range targets {
+		if t.JVu == "" {
+			sr, err := reproduceSpec(ctx, t.Spec, o)
+			if err != nil {
+				return rep, err
+			}
+			rep.Sections = append(rep.Sections, Section{Spec: sr})
+			continue
+		}
+		if jvReps == nil { // the first JamaisVu target runs them all
+			if err := ctx.Err(); err != nil {
+				return rep, err
+			}
+			jrs, err := runJVu(jvIDs, jvSrc, o)
+			if err != nil {
+				return rep, err
+			}
+			jvReps = map[string]*JVuReport{}
+			for _, jr := range jrs {
+				jvReps[jr.Artifact.ID] = jr
+			}
+		}
+		rep.Sections = append(rep.Sections, Section{JVu: jvReps[t.JVu]})
 	}
 	if err := atomicWrite(filepath.Join(o.Out, ReportFile), func(w io.Writer) error { return rep.WriteMarkdown(w) }); err != nil {
 		return rep, err

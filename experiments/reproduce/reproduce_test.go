@@ -3,6 +3,7 @@ package reproduce
 import (
 	"bytes"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -11,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -18,6 +20,7 @@ import (
 	"time"
 
 	"github.com/schedlab/schedlab/experiments"
+	"github.com/schedlab/schedlab/experiments/jvu"
 	"github.com/schedlab/schedlab/experiments/sweep"
 	"github.com/schedlab/schedlab/replay"
 	"github.com/schedlab/schedlab/traces"
@@ -183,13 +186,25 @@ func synthReport(t *testing.T) *Report {
 		}
 		sr.Figures = append(sr.Figures, rf)
 	}
-	return &Report{Label: "quick", Specs: []*SpecReport{sr}}
+	jr := &JVuReport{Label: "quick", Src: "experiments/jvu/testdata/google2011", Dir: JVuDir,
+		Artifact: &jvu.Artifact{ID: "jv-fig99", Title: "A hand-made <analysis>", Paper: jvu.PaperName, Label: "quick",
+			Reference: "Figure 99: errors | of a made-up predictor",
+			Tables:    []jvu.Table{{Title: "Errors", Columns: []string{"predictor", "paper", "ours"}, Rows: [][]string{{"p", "10%", "11.00%"}, {"q | r", "—", "5.00%"}}}},
+			Claims: []jvu.Claim{
+				{Text: "p is within 2x 90% of the time", Paper: "10%", Ours: "11.00%", Held: true},
+				{Text: "q beats p", Paper: "q < p", Ours: "5.00% vs 11.00%", Held: false},
+			},
+			Notes: "Population: 12 jobs here, 385582 in the paper.\n\nA second\nparagraph.\n"},
+		Figures: []JVuFigure{{Name: "jv-fig99", Files: []string{"jvu/jv-fig99.png", "jvu/jv-fig99.svg"}, SVG: svg}},
+	}
+	// The JamaisVu section comes first: sections keep the order they were given in.
+	return &Report{Label: "quick", Sections: []Section{{JVu: jr}, {Spec: sr}}}
 }
 
 func TestReportGolden(t *testing.T) {
 	r := synthReport(t)
-	if held, total := r.Held(); held != 3 || total != 4 {
-		t.Errorf("held %d of %d, want 3 of 4", held, total)
+	if held, total := r.Held(); held != 4 || total != 6 {
+		t.Errorf("held %d of %d, want 4 of 6 (3 of 4 for the spec, 1 of 2 for the JamaisVu section)", held, total)
 	}
 	for _, g := range []struct {
 		name  string
@@ -222,13 +237,18 @@ func TestReportGolden(t *testing.T) {
 }
 
 var (
-	demoOnce sync.Once
-	demoDir  string
-	demoRep  *Report
-	demoErr  error
+	demoOnce    sync.Once
+	demoDir     string
+	demoTargets []Target
+	demoRep     *Report
+	demoErr     error
 )
 
-// demo reproduces the embedded demo spec at the quick label once per test binary.
+// demoArgs are the reproduce arguments of the shared test run: the embedded demo specs between
+// two JamaisVu reproductions, which run on the committed quick fixture in well under a second.
+var demoArgs = []string{"jv-table1", "demo", "jv-fig12"}
+
+// demo reproduces demoArgs at the quick label once per test binary.
 func demo(t *testing.T) (string, *Report) {
 	t.Helper()
 	demoOnce.Do(func() {
@@ -236,21 +256,10 @@ func demo(t *testing.T) (string, *Report) {
 		if demoErr != nil {
 			return
 		}
-		var specs []*experiments.Spec
-		ids, err := experiments.MatchSpecs("demo")
-		if err != nil {
-			demoErr = err
+		if demoTargets, demoErr = Resolve(demoArgs); demoErr != nil {
 			return
 		}
-		for _, id := range ids {
-			s, err := experiments.LoadSpec(id)
-			if err != nil {
-				demoErr = err
-				return
-			}
-			specs = append(specs, s)
-		}
-		demoRep, demoErr = Run(context.Background(), specs, Options{Out: demoDir, Label: "quick", Parallel: 2, Formats: []string{"svg", "png"}})
+		demoRep, demoErr = RunTargets(context.Background(), demoTargets, Options{Out: demoDir, Label: "quick", Parallel: 2, Formats: []string{"svg", "png"}})
 	})
 	if demoErr != nil {
 		t.Fatal(demoErr)
@@ -268,10 +277,10 @@ func TestMain(m *testing.M) {
 
 func TestReproduceDemo(t *testing.T) {
 	dir, rep := demo(t)
-	if len(rep.Specs) == 0 || rep.Specs[0].Spec.ID != "demo/policies" {
-		t.Fatalf("specs = %+v", rep.Specs)
+	if len(rep.Specs()) == 0 || rep.Specs()[0].Spec.ID != "demo/policies" {
+		t.Fatalf("specs = %+v", rep.Specs())
 	}
-	sr := rep.Specs[0]
+	sr := rep.Specs()[0]
 	if sr.Cells != 12 || sr.Ran+sr.Cached != 12 {
 		t.Errorf("cells %d ran %d cached %d", sr.Cells, sr.Ran, sr.Cached)
 	}
@@ -306,19 +315,207 @@ func TestReproduceDemo(t *testing.T) {
 		t.Fatal(err)
 	}
 	imgs := regexp.MustCompile(`<img src="data:image/svg\+xml;base64,`).FindAll(page, -1)
-	if len(imgs) != 3 {
-		t.Errorf("index.html has %d inline SVG images, want 3", len(imgs))
+	if len(imgs) != 5 {
+		t.Errorf("index.html has %d inline SVG images, want 5 (3 of the demo, 1 each of jv-table1 and jv-fig12)", len(imgs))
 	}
 	if bytes.Contains(page, []byte(`src="http`)) || bytes.Contains(page, []byte(`href="http`)) {
 		t.Errorf("index.html is not self-contained")
 	}
-	// A second reproduce finds every cell cached and writes the same report.
-	rep2, err := Run(context.Background(), []*experiments.Spec{sr.Spec}, Options{Out: dir, Label: "quick", Formats: []string{"svg"}})
+	// A second reproduce finds every cell cached and writes the same sections.
+	rep2, err := RunTargets(context.Background(), demoTargets, Options{Out: dir, Label: "quick", Formats: []string{"svg", "png"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep2.Specs[0].Ran != 0 {
-		t.Errorf("rerun ran %d cells", rep2.Specs[0].Ran)
+	if rep2.Specs()[0].Ran != 0 {
+		t.Errorf("rerun ran %d cells", rep2.Specs()[0].Ran)
+	}
+	if len(rep2.Sections) != len(rep.Sections) || len(rep2.JVu()) != 2 {
+		t.Errorf("rerun has %d sections (%d JamaisVu), want %d (2)", len(rep2.Sections), len(rep2.JVu()), len(rep.Sections))
+	}
+}
+
+// TestReproduceJVuSections checks the JamaisVu reproductions of the shared run: sections in the
+// order given between the demo spec's, their claims counted, and in report.md and index.html
+// their title, paper reference, figures, tables, paper-vs-ours claims and population notes.
+func TestReproduceJVuSections(t *testing.T) {
+	dir, rep := demo(t)
+	var order []string
+	for _, sec := range rep.Sections {
+		if sec.JVu != nil {
+			order = append(order, sec.JVu.Artifact.ID)
+		} else {
+			order = append(order, sec.Spec.Spec.ID)
+		}
+	}
+	if got := strings.Join(order, " "); got != "jv-table1 demo/policies jv-fig12" {
+		t.Fatalf("sections %q, want jv-table1 demo/policies jv-fig12", got)
+	}
+	specHeld, specTotal := (&Report{Sections: rep.Sections[1:2]}).Held()
+	held, total := rep.Held()
+	jvTotal, jvHeld := 0, 0
+	for _, jr := range rep.JVu() {
+		if len(jr.Artifact.Claims) == 0 || len(jr.Figures) == 0 || len(jr.Artifact.Tables) == 0 {
+			t.Errorf("%s: %d claims, %d figures, %d tables", jr.Artifact.ID, len(jr.Artifact.Claims), len(jr.Figures), len(jr.Artifact.Tables))
+		}
+		for _, c := range jr.Artifact.Claims {
+			jvTotal++
+			if c.Held {
+				jvHeld++
+			}
+		}
+		if jr.Src != "experiments/jvu/testdata/google2011" {
+			t.Errorf("%s: source shown as %q, want the fixture relative to the repository root", jr.Artifact.ID, jr.Src)
+		}
+	}
+	if total != specTotal+jvTotal || held != specHeld+jvHeld || jvTotal == 0 {
+		t.Errorf("Held() = %d of %d, want %d of %d (spec) + %d of %d (JamaisVu)", held, total, specHeld, specTotal, jvHeld, jvTotal)
+	}
+
+	md, err := os.ReadFile(filepath.Join(dir, ReportFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(md)
+	pos := func(s string) int {
+		i := strings.Index(text, s)
+		if i < 0 {
+			t.Errorf("report.md lacks %q", s)
+		}
+		return i
+	}
+	t1 := pos("## Per-feature predictability and coverage (`jv-table1`)")
+	dm := pos("## Built-in policies on two cluster sizes")
+	f12 := pos("## Predictions outside 2x and 10x: JVuPredict vs the best single pairs (`jv-fig12`)")
+	if !(t1 < dm && dm < f12) {
+		t.Errorf("report.md sections out of order: jv-table1 at %d, demo at %d, jv-fig12 at %d", t1, dm, f12)
+	}
+	pos(fmt.Sprintf("Claims held: %d of %d.", held, total))
+	pos("**Paper:** JamaisVu, Table 1: JVuPredict-tracked features")
+	pos("**Paper:** JamaisVu, Figure 12: percentage of predictions outside a factor of two")
+	pos("![jv-fig12](jvu/jv-fig12.png)")
+	pos("![jv-table1](jvu/jv-table1.png)")
+	pos("### Table: Predictions outside 2x and 10x")
+	pos("trace `experiments/jvu/testdata/google2011`, label quick. Page: `jvu/jv-fig12.md`.")
+	pos("in the paper (")
+	pos("385582 in the paper")
+	// Every claim is a row of a paper-vs-ours table with both numbers and the verdict.
+	for _, jr := range rep.JVu() {
+		for _, c := range jr.Artifact.Claims {
+			row := regexp.MustCompile(`(?m)^\| claim: ` + regexp.QuoteMeta(strings.ReplaceAll(c.Text, "|", `\|`)) +
+				` +\| ` + regexp.QuoteMeta(c.Paper) + ` +\| ` + regexp.QuoteMeta(c.Ours) + ` +\| ` + jvuVerdict(c.Held) + ` +\|$`)
+			if !row.MatchString(text) {
+				t.Errorf("report.md has no claims row for %s %q (paper %s, ours %s)", jr.Artifact.ID, c.Text, c.Paper, c.Ours)
+			}
+		}
+	}
+	for _, f := range []string{"jvu/jv-fig12.png", "jvu/jv-fig12.svg", "jvu/jv-fig12.md", "jvu/jv-table1.md"} {
+		if st, err := os.Stat(filepath.Join(dir, f)); err != nil || st.Size() == 0 {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+
+	page, err := os.ReadFile(filepath.Join(dir, IndexFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The section of jv-fig12 inlines the SVG file written beside the report.
+	sec := regexp.MustCompile(`(?s)<section class="spec" id="jvu-jv-fig12">.*?</section>`).Find(page)
+	if sec == nil {
+		t.Fatal("index.html has no jv-fig12 section")
+	}
+	svg, err := os.ReadFile(filepath.Join(dir, "jvu", "jv-fig12.svg"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(sec, []byte(`<img src="`+dataURI("image/svg+xml", svg)+`"`)) {
+		t.Errorf("the jv-fig12 section does not inline jvu/jv-fig12.svg")
+	}
+	for _, want := range []string{"<strong>Paper:</strong> JamaisVu, Figure 12:", `<table class="paper-vs-ours">`, `<table class="results"`, `class="held"`, "385582 in the paper"} {
+		if !bytes.Contains(sec, []byte(want)) {
+			t.Errorf("the jv-fig12 section lacks %q", want)
+		}
+	}
+	if n := bytes.Count(sec, []byte(`<tr class="claim">`)); n != len(rep.Sections[2].JVu.Artifact.Claims) {
+		t.Errorf("the jv-fig12 section has %d claim rows, want %d", n, len(rep.Sections[2].JVu.Artifact.Claims))
+	}
+}
+
+func TestResolve(t *testing.T) {
+	got, err := Resolve([]string{"jv-fig12", "demo", "jv", "demo/policies", "jv-fig12"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, tg := range got {
+		ids = append(ids, tg.ID())
+		if (tg.JVu == "") == (tg.Spec == nil) {
+			t.Errorf("target %+v sets not exactly one of Spec and JVu", tg)
+		}
+	}
+	if want := "jv-fig12 demo/policies jv-table1 jv-fig3 jv-fig11 jv-fig13 jv-refine"; strings.Join(ids, " ") != want {
+		t.Errorf("Resolve = %v, want %s", ids, want)
+	}
+	if _, err := Resolve([]string{"nosuch"}); err == nil || !errors.Is(err, experiments.ErrNoSpec) || !strings.Contains(err.Error(), "jv-table1") {
+		t.Errorf("Resolve(nosuch) error = %v, want ErrNoSpec naming the jv ids", err)
+	}
+	if all := AllIDs(); all[len(all)-1] != "jv-refine" || !slices.Contains(all, "demo/policies") {
+		t.Errorf("AllIDs() = %v", all)
+	}
+}
+
+func TestJVuSource(t *testing.T) {
+	t.Setenv(jvu.PaperSrcEnv, "")
+	t.Setenv(SharedDataEnv, "")
+	src, err := JVuSource("quick", "")
+	if err != nil || !strings.HasSuffix(filepath.ToSlash(src), "experiments/jvu/testdata/google2011") {
+		t.Errorf("quick source = %q, %v", src, err)
+	}
+	if _, err := JVuSource("huge", ""); !errors.Is(err, experiments.ErrConfig) || !strings.Contains(err.Error(), "quick or paper") {
+		t.Errorf("label huge: error %v", err)
+	}
+	if _, err := JVuSource("quick", filepath.Join(t.TempDir(), "nosuch")); !errors.Is(err, jvu.ErrNoData) || !strings.Contains(err.Error(), "nosuch") {
+		t.Errorf("missing --jv-trace: error %v", err)
+	}
+	if src, err := JVuSource("paper", "some,where"); err == nil {
+		t.Errorf("missing part files: source %q", src)
+	}
+
+	// The month: $SCHEDLAB_SHARED_DATA/google2011 when it has job_events/.
+	shared := t.TempDir()
+	t.Setenv(SharedDataEnv, shared)
+	_, err = JVuSource("paper", "")
+	for _, want := range []string{filepath.Join(shared, "google2011", "job_events"), "schedlab trace fetch google2011 --dest DIR --tables job_events", "--jv-trace DIR", SharedDataEnv} {
+		if !errors.Is(err, jvu.ErrNoData) || !strings.Contains(err.Error(), want) {
+			t.Errorf("paper without data: error %v, want it to mention %q", err, want)
+		}
+	}
+	if err := os.MkdirAll(filepath.Join(shared, "google2011", "job_events"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if src, err := JVuSource("paper", ""); err != nil || src != filepath.Join(shared, "google2011") {
+		t.Errorf("paper source = %q, %v; want %s", src, err, filepath.Join(shared, "google2011"))
+	}
+	// --jv-trace wins over the environment.
+	fixture := filepath.Join("..", "jvu", jvu.QuickSrc)
+	if src, err := JVuSource("paper", fixture); err != nil || src != fixture {
+		t.Errorf("paper with --jv-trace = %q, %v", src, err)
+	}
+}
+
+// TestRunTargetsFindsTheTraceFirst checks a missing month fails the run before any sweep.
+func TestRunTargetsFindsTheTraceFirst(t *testing.T) {
+	t.Setenv(jvu.PaperSrcEnv, t.TempDir())
+	targets, err := Resolve([]string{"demo/policies", "jv-fig12"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	_, err = RunTargets(context.Background(), targets, Options{Out: out, Label: "paper"})
+	if !errors.Is(err, jvu.ErrNoData) {
+		t.Fatalf("error %v, want jvu.ErrNoData", err)
+	}
+	if ents, _ := os.ReadDir(out); len(ents) != 0 {
+		t.Errorf("the run wrote %d entries before failing", len(ents))
 	}
 }
 
@@ -382,8 +579,9 @@ func renderInChromium(t *testing.T, page []byte) []byte {
 	return dom
 }
 
-// TestIndexHTMLInChromium renders the demo's index.html in headless Chromium and checks that
-// every image decodes (complete, naturalWidth > 0) and that the tables are in the DOM.
+// TestIndexHTMLInChromium renders the shared run's index.html (the demo specs and two JamaisVu
+// reproductions) in headless Chromium and checks that every image — the specs' figures and the
+// JamaisVu figures — decodes (complete, naturalWidth > 0) and that the tables are in the DOM.
 func TestIndexHTMLInChromium(t *testing.T) {
 	if chromium() == "" {
 		renderInChromium(t, nil) // fails under CI, skips otherwise
@@ -394,14 +592,36 @@ func TestIndexHTMLInChromium(t *testing.T) {
 		t.Fatal(err)
 	}
 	dom := renderInChromium(t, page)
-	wantImgs := 0
-	for _, s := range rep.Specs {
+	wantImgs, jvImgs := 0, 0
+	vsTables, resultTables := 0, 0
+	for _, s := range rep.Specs() {
 		for _, f := range s.Figures {
 			if f.SVG != nil {
 				wantImgs++
 			}
+			if len(f.Numbers)+len(f.Claims) > 0 {
+				vsTables++
+			}
+			if f.Table != nil {
+				resultTables++
+			}
 		}
 	}
+	for _, j := range rep.JVu() {
+		for _, f := range j.Figures {
+			if f.SVG != nil {
+				jvImgs++
+			}
+		}
+		if len(j.Artifact.Claims) > 0 {
+			vsTables++
+		}
+		resultTables += len(j.Artifact.Tables)
+	}
+	if jvImgs < 2 {
+		t.Fatalf("the JamaisVu reproductions have %d figures, want at least 2", jvImgs)
+	}
+	wantImgs += jvImgs
 	if got := regexp.MustCompile(`data-loaded="yes"`).FindAll(dom, -1); len(got) != wantImgs {
 		t.Errorf("%d images loaded in Chromium, want %d (not loaded: %d)", len(got), wantImgs, bytes.Count(dom, []byte(`data-loaded="no"`)))
 	}
@@ -409,8 +629,14 @@ func TestIndexHTMLInChromium(t *testing.T) {
 		t.Errorf("the page has other images than the %d figures", wantImgs)
 	}
 	m := regexp.MustCompile(`data-tables="(\d+)/(\d+)"`).FindSubmatch(dom)
-	if m == nil || string(m[1]) != "3" || string(m[2]) != "1" {
-		t.Errorf("tables in the DOM (paper-vs-ours/results) = %q, want 3/1", m)
+	if want := fmt.Sprintf("%d/%d", vsTables, resultTables); m == nil || string(m[1])+"/"+string(m[2]) != want || vsTables != 5 {
+		t.Errorf("tables in the DOM (paper-vs-ours/results) = %q, want %s (3 + 2 paper-vs-ours)", m, want)
+	}
+	// The JamaisVu figures are among the loaded images.
+	for _, id := range []string{"jv-table1", "jv-fig12"} {
+		if !regexp.MustCompile(`<img[^>]*alt="` + id + `"[^>]*data-loaded="yes"|<img[^>]*data-loaded="yes"[^>]*alt="` + id + `"`).Match(dom) {
+			t.Errorf("the %s figure did not load in Chromium", id)
+		}
 	}
 	if !bytes.Contains(dom, []byte(`class="held"`)) {
 		t.Errorf("no claim marked held in the rendered page")

@@ -90,8 +90,9 @@ func (b *BPF) Name() string { return b.c.name }
 func (b *BPF) Admissions() []Admission { return b.recs }
 
 // Schedule admits the queues seen for the first time, then allocates: hard guarantees, soft
-// guarantees by SRPT from the uncommitted capacity, DRF among elastic queues, and spare capacity
-// to queues with unsatisfied demand.
+// guarantees by SRPT from the uncommitted capacity, DRF among the elastic queues and the
+// guaranteed queues within their fair share, spare capacity, and what is left to rejected
+// queues.
 func (b *BPF) Schedule(v policies.View, p *policies.Plan) error {
 	c := &b.c
 	if err := c.begin(v, p); err != nil {
@@ -186,12 +187,14 @@ func (b *BPF) reason(d Decision) string {
 // from its jobs (not declared), the jobs arriving during the cycle re-derive the cycle's d(n)
 // and t(n) — each burst is its own declaration, as the paper's LQs declare every burst — and
 // the budget d(n)·t(n) is held to the burst's long-term fair share C·(T(n+1)−T(n))/N among the
-// N admitted queues (the fairness condition (3) at the current N): a burst larger than that is
-// served beyond it only from spare capacity. The guarantee applies until the cycle ends or the
-// budget is consumed.
+// N admitted queues (the fairness condition (3) at the current N). The guarantee applies until
+// the cycle ends or the budget is consumed; demand beyond it is served as an elastic queue's
+// until the cycle's whole consumption reaches the fair share, and beyond that only from spare
+// capacity.
 func (b *BPF) advance(v policies.View, q *queue, now traces.Time) error {
 	c := &b.c
 	n, ok := q.contract.Index(now)
+	q.inCycle = ok
 	if !ok {
 		q.gActive = false
 		return nil
@@ -202,6 +205,8 @@ func (b *BPF) advance(v policies.View, q *queue, now traces.Time) error {
 		q.cycleStart, q.period = br.Start, br.Period
 		q.cycleJobs = q.cycleJobs[:0]
 		q.charged = [traces.MaxDims]float64{}
+		q.consumed = [traces.MaxDims]float64{}
+		q.elastic = limits{budget: &q.fair, charged: &q.consumed}
 		b.setBurst(q, br.Demand, br.Duration)
 	}
 	if flags := q.derive[n%len(q.derive)]; flags != 0 && q.arrEpoch == c.epoch && q.derivedAt != c.epoch && len(q.arrivals) > 0 {
@@ -230,19 +235,29 @@ func (b *BPF) advance(v policies.View, q *queue, now traces.Time) error {
 	return nil
 }
 
-// setBurst sets the current cycle's share level d, ON period [T(n), T(n)+t) and budget
-// min(d·t, C·P/N) per dimension.
+// setBurst sets the current cycle's share level d, ON period [T(n), T(n)+t), fair share
+// C·P/N and budget min(d·t, C·P/N) per dimension.
 func (b *BPF) setBurst(q *queue, d traces.Vec, t traces.Time) {
 	c := &b.c
 	q.capVec = d
 	q.onEnd = q.cycleStart + t
 	fair := float64(q.period) / float64(max(b.ac.Admitted(), 1))
 	for k := range q.budget {
-		q.budget[k] = min(float64(d[k])*float64(t), float64(c.capacity[k])*fair)
+		q.fair[k] = float64(c.capacity[k]) * fair
+		q.budget[k] = min(float64(d[k])*float64(t), q.fair[k])
 	}
 }
 
-// fill allocates in the order H → S → E → spare → rejected.
+// elasticLimits bounds a guaranteed queue in the elastic step by its cycle's fair share.
+func elasticLimits(q *queue) *limits {
+	if q.class.Guaranteed() && q.inCycle {
+		return &q.elastic
+	}
+	return nil
+}
+
+// fill allocates in the order H → S → E (with guaranteed queues up to their fair share) →
+// spare → rejected.
 func (b *BPF) fill(v policies.View, p *policies.Plan) error {
 	c := &b.c
 	now := v.Now()
@@ -292,11 +307,24 @@ func (b *BPF) fill(v policies.View, p *policies.Plan) error {
 			return err
 		}
 	}
-	// Elastic: DRF over what is left.
-	if stopped, err := c.fillDRF(v, p, b.elastic, &b.heap); err != nil || (stopped && !c.cfg.backfill) {
+	// Elastic: DRF over what is left, among the elastic queues and the guaranteed queues with
+	// demand beyond their guarantee (over their share level or budget, or between cycles), which
+	// keep their fair share of the cycle like an elastic queue until the cycle's consumption
+	// reaches C·P/N. A guaranteed queue's dominant share counts what it holds under its
+	// guarantee, so it competes only once that has run down.
+	b.buf = append(b.buf[:0], b.elastic...)
+	for _, list := range [][]*queue{b.hard, b.soft} {
+		for _, q := range list {
+			if q.blocked != c.epoch {
+				b.buf = append(b.buf, q)
+			}
+		}
+	}
+	if stopped, err := c.fillDRF(v, p, b.buf, &b.heap, elasticLimits); err != nil || (stopped && !c.cfg.backfill) {
 		return err
 	}
-	// Spare: guaranteed queues with demand beyond their guarantee (or between guarantees).
+	// Spare: what no queue within its fair share can use goes to guaranteed queues with demand
+	// beyond it (Pareto efficiency).
 	b.buf = b.buf[:0]
 	for _, list := range [][]*queue{b.hard, b.soft} {
 		for _, q := range list {
@@ -305,11 +333,11 @@ func (b *BPF) fill(v policies.View, p *policies.Plan) error {
 			}
 		}
 	}
-	if stopped, err := c.fillDRF(v, p, b.buf, &b.heap); err != nil || (stopped && !c.cfg.backfill) {
+	if stopped, err := c.fillDRF(v, p, b.buf, &b.heap, nil); err != nil || (stopped && !c.cfg.backfill) {
 		return err
 	}
 	if c.cfg.rejected == RejectedSpare {
-		if _, err := c.fillDRF(v, p, b.rejected, &b.heap); err != nil {
+		if _, err := c.fillDRF(v, p, b.rejected, &b.heap, nil); err != nil {
 			return err
 		}
 	}
@@ -322,7 +350,7 @@ func (b *BPF) fill(v policies.View, p *policies.Plan) error {
 // preempted to make room.
 func (b *BPF) guarantee(v policies.View, p *policies.Plan, q *queue, pool *traces.Vec) error {
 	c := &b.c
-	lim := limits{capOn: true, capVec: q.capVec, budget: &q.budget, charged: &q.charged, pool: pool}
+	lim := limits{capOn: true, capVec: q.capVec, budget: &q.budget, charged: &q.charged, also: &q.consumed, pool: pool}
 	_, blocked, need, err := c.serve(v, p, q, &lim, 0)
 	if err != nil || !blocked {
 		return err

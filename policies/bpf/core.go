@@ -108,8 +108,12 @@ type queue struct {
 	gActive    bool // a guarantee applies now
 	capVec     traces.Vec
 	onEnd      traces.Time             // end of the current burst's ON period, T(n)+t(n)
-	budget     [traces.MaxDims]float64 // d·t, units·µs
+	budget     [traces.MaxDims]float64 // min(d·t, fair), units·µs
 	charged    [traces.MaxDims]float64 // demand × estimate of tasks started under the guarantee
+	fair       [traces.MaxDims]float64 // the cycle's long-term fair share C·P/N, units·µs
+	consumed   [traces.MaxDims]float64 // demand × estimate of every task started in the cycle
+	inCycle    bool                    // now lies in one of the contract's cycles
+	elastic    limits                  // the cycle's limits as an elastic queue: fair, consumed
 
 	// M-BVT.
 	vt    float64 // actual virtual time A_i: ∫ dominant share dt, in seconds
@@ -353,8 +357,12 @@ type limits struct {
 	capVec  traces.Vec               // the queue's allocation may grow up to this
 	budget  *[traces.MaxDims]float64 // with charged: consumption budget (nil: none)
 	charged *[traces.MaxDims]float64
-	pool    *traces.Vec // shared by a class (nil: none)
+	also    *[traces.MaxDims]float64 // charged too, without a budget (nil: none)
+	pool    *traces.Vec              // shared by a class (nil: none)
 }
+
+// noLimits is the limits of a queue served without bounds.
+var noLimits limits
 
 // allow returns how many tasks of demand d and estimate est queue q may start under lim, at
 // most left.
@@ -484,9 +492,11 @@ account:
 	if lim == nil {
 		return
 	}
-	if lim.budget != nil {
-		for i := 0; i < c.dims; i++ {
-			lim.charged[i] += float64(use[i]) * float64(st.Estimate)
+	for _, acc := range [2]*[traces.MaxDims]float64{lim.charged, lim.also} {
+		if acc != nil {
+			for i := 0; i < c.dims; i++ {
+				acc[i] += float64(use[i]) * float64(st.Estimate)
+			}
 		}
 	}
 	if lim.pool != nil {
@@ -504,10 +514,11 @@ func (c *core) block(need traces.Vec) {
 }
 
 // fillDRF shares among the given queues by progressive filling on dominant share: the queue
-// with the smallest share (ties: lower index) starts one task, and is re-keyed. It reports
-// whether it stopped at a queue blocked on free capacity (which, without backfill, ends the
-// scheduling point for every lower class).
-func (c *core) fillDRF(v policies.View, p *policies.Plan, qs []*queue, h *shareHeap) (bool, error) {
+// with the smallest share (ties: lower index) starts one task, and is re-keyed. limFor gives a
+// queue's limits (nil: none); a queue at its limit leaves the filling. It reports whether it
+// stopped at a queue blocked on free capacity (which, without backfill, ends the scheduling
+// point for every lower class).
+func (c *core) fillDRF(v policies.View, p *policies.Plan, qs []*queue, h *shareHeap, limFor func(*queue) *limits) (bool, error) {
 	h.reset()
 	for _, q := range qs {
 		if _, ok := c.head(q); ok {
@@ -517,7 +528,13 @@ func (c *core) fillDRF(v policies.View, p *policies.Plan, qs []*queue, h *shareH
 	stopped := false
 	for h.len() > 0 {
 		q := h.peek()
-		n, blocked, _, err := c.serve(v, p, q, &limits{}, 1)
+		lim := &noLimits
+		if limFor != nil {
+			if l := limFor(q); l != nil {
+				lim = l
+			}
+		}
+		n, blocked, _, err := c.serve(v, p, q, lim, 1)
 		if err != nil {
 			return stopped, err
 		}

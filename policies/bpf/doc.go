@@ -43,8 +43,8 @@
 // the first burst's derived d and t (and the declared fields) every period. At run time each
 // later burst's derived d(n), t(n) apply, but its budget d(n)·t(n) is held to its long-term fair
 // share C·(T(n+1)−T(n))/N among the N queues admitted so far (condition (3) at the current N),
-// so a queue cannot gain by bursting larger than it was admitted with: beyond the fair share its
-// demand is served only from spare capacity. Declared fields apply to every burst as declared.
+// so a queue cannot gain by bursting larger than its fair share (see Allocation). Declared
+// fields apply to every burst as declared.
 //
 // # Admission (Algorithm 1, §3.3)
 //
@@ -79,10 +79,15 @@
 //     budget, together within the uncommitted capacity C − Σ_{j∈H} d_j(t) (hard queues in their
 //     ON periods with budget left) less what soft queues already hold.
 //  3. Elastic queues share what is left by DRF (progressive filling on dominant share; ties to
-//     the lower queue index). A blocked queue ends the scheduling point unless Options.Backfill.
-//  4. Spare capacity — allocated but unused — goes to guaranteed queues with demand beyond
-//     their guarantee (between cycles, over budget or over their share level), by DRF: Pareto
-//     efficiency.
+//     the lower queue index), and so do guaranteed queues for their demand beyond the guarantee
+//     (over their share level or budget, or between bursts) until everything they started in
+//     the cycle reaches their fair share of it, C·(T(n+1)−T(n))/N: a burst a little larger than
+//     its declaration keeps going at its fair share, while one larger than its fair share is
+//     cut back to give resources to the TQs (Figs. 1 and 4). A guaranteed queue's dominant share
+//     counts what it holds under its guarantee, so it competes only once that has run down. A
+//     queue blocked on free capacity ends the scheduling point unless Options.Backfill.
+//  4. Spare capacity — what no queue within its fair share can use — goes to guaranteed queues
+//     with demand beyond it, by DRF: Pareto efficiency.
 //  5. Rejected queues last, by DRF, from what nobody admitted can use (policy.params.rejected:
 //     "spare", the default) or never ("never": their jobs stay unfinished).
 //

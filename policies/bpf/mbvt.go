@@ -107,7 +107,7 @@ func (m *MBVT) Schedule(v policies.View, p *policies.Plan) error {
 		for j < len(m.buf) && m.buf[j].effective() <= lo+c.cfg.tie {
 			j++
 		}
-		stopped, err := c.fillDRF(v, p, m.buf[i:j], &m.heap)
+		stopped, err := c.fillDRF(v, p, m.buf[i:j], &m.heap, nil)
 		if err != nil || (stopped && !c.cfg.backfill) {
 			return err
 		}

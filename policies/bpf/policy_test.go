@@ -97,7 +97,7 @@ func classes(p policies.Policy) string {
 	return strings.Join(out, " ")
 }
 
-// orderScenario: a hard LQ (share level 4 of 10, budget 8 tasks of 5 s), a soft LQ (level 7,
+// orderScenario: a hard LQ of 14 tasks (share level 4 of 10, budget 8 tasks of 5 s), a soft LQ (level 7,
 // overlapping the hard one), an over-demanding LQ (elastic) and a TQ, all arriving at time 0.
 func orderScenario(t *testing.T, machines []traces.Vec) (*policytest.Fake, policies.Policy) {
 	params := map[string]any{"queues": map[string]any{
@@ -106,7 +106,7 @@ func orderScenario(t *testing.T, machines []traces.Vec) (*policytest.Fake, polic
 		"lqE": lqDecl(0, 100, 60, 1, 1),
 	}}
 	return fixture(t, "bpf", machines, params,
-		job("lqH", "lq", 0, 10, vec(1, 1), 5),
+		job("lqH", "lq", 0, 14, vec(1, 1), 5),
 		job("lqS", "lq", 0, 3, vec(1, 1), 5),
 		job("lqE", "lq", 0, 10, vec(1, 1), 5),
 		job("tq", "tq", 0, 20, vec(1, 1), 100),
@@ -141,21 +141,22 @@ func TestBPFAllocatesHardThenSoftThenElastic(t *testing.T) {
 			if want := map[string]int32{"lqH": 4}; !same(got, want) {
 				t.Fatalf("t=5s: started %v, want %v", got, want)
 			}
-			// With its budget consumed, the hard queue's last two tasks wait: the elastic queues
-			// use the capacity it frees.
+			// With its budget consumed, the hard queue competes like an elastic queue: DRF over
+			// the 4 free units between lqH (share 0), lqE (0.2) and the TQ (0.1), ties to the
+			// lower queue index.
 			if err := f.Finish(0, 0, 4); err != nil {
 				t.Fatal(err)
 			}
 			got, _ = step(t, f, p, 10)
-			if want := map[string]int32{"lqE": 2, "tq": 2}; !same(got, want) {
+			if want := map[string]int32{"lqH": 3, "tq": 1}; !same(got, want) {
 				t.Fatalf("t=10s: started %v, want %v", got, want)
 			}
 			// A new cycle brings a fresh budget: the hard queue is served first again.
-			if err := f.Finish(3, 0, 2); err != nil {
+			if err := f.Finish(0, 0, 3); err != nil {
 				t.Fatal(err)
 			}
 			got, _ = step(t, f, p, 100)
-			if want := map[string]int32{"lqH": 2}; !same(got, want) {
+			if want := map[string]int32{"lqH": 3}; !same(got, want) {
 				t.Fatalf("t=100s: started %v, want %v", got, want)
 			}
 		})

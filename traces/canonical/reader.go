@@ -29,9 +29,15 @@ type Reader struct {
 	schema *arrow.Schema
 	rows   int64 // stage rows in the file, -1 if unknown before reading
 
-	nextRec func() (arrow.Record, error)
+	nextRec func() (arrow.Record, error) // returns a record the caller must release
 	closeFn func() error
 	closed  bool
+
+	// Record batches are read (decompressed, copied out of the file) on a goroutine of their
+	// own, one batch ahead of decoding.
+	started bool
+	recs    chan recResult
+	stop    chan struct{}
 
 	dec   decoder
 	queue []traces.Job
@@ -112,7 +118,7 @@ func openArrow(path string) (r *Reader, err error) {
 			if i >= fr.NumRecords() {
 				return nil, io.EOF
 			}
-			rec, err := fr.Record(i)
+			rec, err := fr.RecordAt(i) // owned by the caller, who releases it
 			i++
 			return rec, err
 		},
@@ -181,7 +187,9 @@ func openParquet(path string) (r *Reader, err error) {
 	r.nextRec = func() (arrow.Record, error) {
 		for {
 			if rr != nil && rr.Next() {
-				return rr.Record(), nil
+				rec := rr.Record()
+				rec.Retain() // the caller releases it; rr releases its own reference on Next
+				return rec, nil
 			}
 			if rr != nil {
 				err := rr.Err()
@@ -194,6 +202,9 @@ func openParquet(path string) (r *Reader, err error) {
 			if rg >= pf.NumRowGroups() {
 				return nil, io.EOF
 			}
+			// Batches of the row group's size (up to readBatchRows): the library reserves a
+			// full batch of values per column, so a larger batch would only be zeroed in vain.
+			fr.Props.BatchSize = max(min(pf.MetaData().RowGroup(rg).NumRows(), readBatchRows), 1)
 			var err error
 			rr, err = fr.GetRecordReader(context.Background(), nil, []int{rg})
 			rg++
@@ -209,6 +220,40 @@ func openParquet(path string) (r *Reader, err error) {
 		return pf.Close()
 	}
 	return r, nil
+}
+
+type recResult struct {
+	rec arrow.Record
+	err error
+}
+
+// prefetch runs nextRec on a goroutine until the end of the file, an error, or Close.
+func (r *Reader) prefetch() {
+	r.started = true
+	r.recs = make(chan recResult, 1)
+	r.stop = make(chan struct{})
+	next, recs, stop, path := r.nextRec, r.recs, r.stop, r.path
+	go func() {
+		defer close(recs)
+		for {
+			var res recResult
+			func() {
+				defer corrupt(path, &res.err)
+				res.rec, res.err = next()
+			}()
+			select {
+			case recs <- res:
+			case <-stop:
+				if res.rec != nil {
+					res.rec.Release()
+				}
+				return
+			}
+			if res.err != nil {
+				return
+			}
+		}
+	}()
 }
 
 // Path returns the file name the Reader was opened with.
@@ -252,7 +297,17 @@ func (r *Reader) fill(dst []traces.Job) (out []traces.Job, err error) {
 		return dst, fmt.Errorf("canonical: %s: read after close", r.path)
 	}
 	defer corrupt(r.path, &err)
-	rec, err := r.nextRec()
+	if !r.started {
+		r.prefetch()
+	}
+	res, ok := <-r.recs
+	if !ok {
+		res.err = io.EOF // after an earlier error or EOF
+	}
+	rec, err := res.rec, res.err
+	if rec != nil {
+		defer rec.Release()
+	}
 	if errors.Is(err, io.EOF) {
 		if r.dec.open {
 			return dst, fmt.Errorf("canonical: %s: row %d: job id %d has %d of %d stage rows at end of file", r.path, r.dec.row, r.dec.cur.ID, r.dec.filled, len(r.dec.cur.Stages))
@@ -276,6 +331,14 @@ func (r *Reader) Close() error {
 	}
 	r.closed = true
 	r.queue = nil
+	if r.started {
+		close(r.stop)
+		for res := range r.recs { // wait for the goroutine to finish with the file
+			if res.rec != nil {
+				res.rec.Release()
+			}
+		}
+	}
 	return r.closeFn()
 }
 
