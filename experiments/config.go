@@ -290,10 +290,26 @@ func Resolve(v *viper.Viper) (Config, error) {
 	c.Policy.Params = map[string]any{}
 	for _, k := range v.AllKeys() {
 		if p, ok := strings.CutPrefix(k, "policy.params."); ok {
-			c.Policy.Params[p] = v.Get(k)
+			if val := v.Get(k); val != nil { // a null value (e.g. a sweep axis) leaves the key unset
+				setNested(c.Policy.Params, strings.Split(p, "."), val)
+			}
 		}
 	}
 	return c, nil
+}
+
+// setNested stores val under a dotted path, rebuilding the nested maps viper flattens:
+// policy.params.weights.q0 = 2 becomes params["weights"] = {"q0": 2}.
+func setNested(m map[string]any, path []string, val any) {
+	for _, p := range path[:len(path)-1] {
+		sub, ok := m[p].(map[string]any)
+		if !ok {
+			sub = map[string]any{}
+			m[p] = sub
+		}
+		m = sub
+	}
+	m[path[len(path)-1]] = val
 }
 
 // Map renders the configuration as nested maps with every key, for config.yaml and hashing.

@@ -144,3 +144,16 @@ func TestPredictorsDriveEstimates(t *testing.T) {
 		t.Errorf("unknown predictor: %v, want a config error listing the valid ones", err)
 	}
 }
+
+// TestNestedPolicyParams checks that nested policy parameters reach the policy as nested maps
+// (viper flattens them into dotted keys), here DRF's per-queue weights.
+func TestNestedPolicyParams(t *testing.T) {
+	c := resolve(t, "policy.name=drf", "policy.level=queue", "policy.params.weights.default=2")
+	w, ok := c.Policy.Params["weights"].(map[string]any)
+	if !ok || w["default"] != "2" {
+		t.Fatalf("params = %#v, want weights: {default: 2}", c.Policy.Params)
+	}
+	if _, err := NewPolicy(c); err != nil {
+		t.Fatalf("drf rejected nested weights: %v", err)
+	}
+}

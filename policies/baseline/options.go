@@ -5,6 +5,7 @@ import (
 	"maps"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/schedlab/schedlab/policies"
@@ -102,6 +103,9 @@ func number(v any) (float64, bool) {
 		return float64(x), true
 	case uint64:
 		return float64(x), true
+	case string: // --set and environment values arrive as text
+		f, err := strconv.ParseFloat(strings.TrimSpace(x), 64)
+		return f, err == nil
 	}
 	return 0, false
 }
@@ -112,11 +116,15 @@ func parseBool(params map[string]any, k string) (bool, error) {
 	if !ok || raw == nil {
 		return false, nil
 	}
-	b, ok := raw.(bool)
-	if !ok {
-		return false, fmt.Errorf("policy.params.%s: want true or false, got %v (%T)", k, raw, raw)
+	switch b := raw.(type) {
+	case bool:
+		return b, nil
+	case string: // --set and environment values arrive as text
+		if v, err := strconv.ParseBool(strings.TrimSpace(b)); err == nil {
+			return v, nil
+		}
 	}
-	return b, nil
+	return false, fmt.Errorf("policy.params.%s: want true or false, got %v (%T)", k, raw, raw)
 }
 
 // parseClassOrder maps class names to ranks (0 = highest), rejecting duplicates.

@@ -24,6 +24,9 @@
 //     dimension name), count (number of bursts), or instead of period_s/duration_s/demand a list
 //     bursts: [{duration_s, period_s, demand}, …] that repeats cyclically (one entry per line of a
 //     BoPF queue_input file), and class ("lq" or "tq") to override the jobs' class.
+//     Configuration files deliver these flattened and lower-cased (the key
+//     policy.params.queues.lq0.period_s arrives as "queues.lq0.period_s"); nested and flattened
+//     forms are both accepted, and a declaration matches a queue name exactly or else up to case.
 //   - Derived from the jobs, for every field not declared: T(0) is the queue's first arrival;
 //     the period is policy.params.period_s (an LQ with no period at all cannot be checked and is
 //     admitted as elastic, reason "burst parameters unknown"); a burst is the set of the queue's
@@ -128,7 +131,8 @@
 //
 // A policy instance keeps per-job records and per-queue FIFOs updated from View.Changed, so a
 // scheduling point costs O((jobs changed + tasks started) · log + queues), never a scan over all
-// jobs. Admission costs O(1) per TQ and O(cycles) per LQ (AdmissionControl), linear in queues ×
+// jobs. Admission costs O(1) per TQ and, per LQ cycle, O(1 + ON period / 1 s) plus the
+// breakpoints in two seconds of the committed timeline (AdmissionControl): linear in queues ×
 // cycles overall. Placement is O(1) in pooled mode (BPF's simulator shares one capacity vector);
 // with several machines View.FirstFit finds the first candidate and a machine filled by the plan
 // being built is skipped by a linear scan.

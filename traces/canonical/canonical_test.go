@@ -3,12 +3,15 @@ package canonical
 import (
 	"bytes"
 	"errors"
+	"fmt"
+	"hash/crc32"
 	"io"
 	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -525,6 +528,61 @@ func TestScanChecksumAcrossChunks(t *testing.T) {
 		crc2, found2 := scanChecksumBytes(b)
 		if crc2 != crc || len(found2) != 1 || found2[0] != found[0] {
 			t.Errorf("marker at %d: scanChecksumBytes %x %+v, scanChecksum %x %+v", at, crc2, found2, crc, found)
+		}
+	}
+}
+
+// refScanChecksum is the checksum's definition, computed naively: the CRC-32C of data with the
+// eight bytes after each marker (found left to right, not overlapping) read as the placeholder.
+func refScanChecksum(data []byte) (uint32, []occurrence) {
+	var found []occurrence
+	c := append([]byte(nil), data...)
+	for p := 0; ; {
+		k := bytes.Index(c[p:], []byte(checksumMarker))
+		if k < 0 {
+			break
+		}
+		v := p + k + len(checksumMarker)
+		if v+checksumDigits > len(c) {
+			break
+		}
+		found = append(found, occurrence{off: int64(v), value: string(c[v : v+checksumDigits])})
+		copy(c[v:], placeholder)
+		p = v + checksumDigits
+	}
+	return crc32.Checksum(c, castagnoli), found
+}
+
+func TestScanChecksumMatchesDefinition(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for iter := range 300 {
+		n := rng.IntN(300 << 10)
+		if iter%3 == 0 {
+			n = rng.IntN(100)
+		}
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = "s:chedlab.crc32cv1x"[rng.IntN(19)] // plenty of near misses
+		}
+		for range rng.IntN(6) {
+			at := rng.IntN(n + 1)
+			switch rng.IntN(3) {
+			case 0: // near a 64 KiB block or 1 MiB chunk boundary
+				at = (64<<10)*rng.IntN(5) - rng.IntN(30)
+			case 1: // right after another marker, or cut off by the end
+				at = n - rng.IntN(30)
+			}
+			at = max(0, min(at, n))
+			copy(b[at:], checksumMarker+fmt.Sprintf("%08x", rng.Uint32()))
+		}
+		wantCRC, wantFound := refScanChecksum(b)
+		crc, found := scanChecksumBytes(b)
+		if crc != wantCRC || !slices.Equal(found, wantFound) {
+			t.Fatalf("iteration %d (%d bytes): scanChecksumBytes %x %v, want %x %v", iter, n, crc, found, wantCRC, wantFound)
+		}
+		crc, found, err := scanChecksum(bytes.NewReader(b))
+		if err != nil || crc != wantCRC || !slices.Equal(found, wantFound) {
+			t.Fatalf("iteration %d (%d bytes): scanChecksum %x %v %v, want %x %v", iter, n, crc, found, err, wantCRC, wantFound)
 		}
 	}
 }

@@ -75,32 +75,56 @@ type checksumScan struct {
 
 // feed consumes data up to the returned offset; the rest (which might hold the start of a
 // marker) must be fed again in front of the next data, unless last.
+//
+// It works through the data in cache-sized blocks, looking for markers and then computing the CRC
+// of the block while it is still in cache. Markers are found by their last byte, ':', which is
+// rarer in the files' contents than the first.
 func (s *checksumScan) feed(data []byte, last bool) int {
 	keep := len(checksumMarker) + checksumDigits
 	limit := len(data) // markers starting before limit lie wholly inside data
 	if !last {
 		limit = max(len(data)-keep, 0)
 	}
-	p := 0
-	for {
-		k := bytes.Index(data[p:], []byte(checksumMarker))
-		if k < 0 || p+k >= limit {
-			break
+	const block = 64 << 10
+	colon := len(checksumMarker) - 1 // offset of the marker's ':'
+	p := 0                           // data before p is in the CRC
+	for b := 0; b < limit; b += block {
+		// Markers starting in [b, e): their ':' lies in [b+colon, e+colon).
+		e := min(b+block, limit)
+		q := max(b, p) + colon
+		for q < e+colon && q < len(data) {
+			k := bytes.IndexByte(data[q:min(e+colon, len(data))], ':')
+			if k < 0 {
+				break
+			}
+			q += k
+			m := q - colon // marker start
+			if string(data[m:q+1]) != checksumMarker {
+				q++
+				continue
+			}
+			v := q + 1
+			if v+checksumDigits > len(data) {
+				break // a marker cut off by the end of the file
+			}
+			s.crc = crc32.Update(s.crc, castagnoli, data[p:v])
+			s.crc = crc32.Update(s.crc, castagnoli, []byte(placeholder))
+			s.found = append(s.found, occurrence{off: s.base + int64(v), value: string(data[v : v+checksumDigits])})
+			p = v + checksumDigits
+			q = p + colon
 		}
-		v := p + k + len(checksumMarker)
-		if v+checksumDigits > len(data) {
-			break // a marker cut off by the end of the file
+		if p < e {
+			s.crc = crc32.Update(s.crc, castagnoli, data[p:e])
+			p = e
 		}
-		s.crc = crc32.Update(s.crc, castagnoli, data[p:v])
-		s.crc = crc32.Update(s.crc, castagnoli, []byte(placeholder))
-		s.found = append(s.found, occurrence{off: s.base + int64(v), value: string(data[v : v+checksumDigits])})
-		p = v + checksumDigits
 	}
 	end := max(p, limit)
 	if last {
 		end = len(data)
 	}
-	s.crc = crc32.Update(s.crc, castagnoli, data[p:end])
+	if p < end {
+		s.crc = crc32.Update(s.crc, castagnoli, data[p:end])
+	}
 	s.base += int64(end)
 	return end
 }

@@ -321,6 +321,20 @@ func (d *decoder) decode(rec arrow.Record, dst []traces.Job) ([]traces.Job, erro
 	pr := newListReader(pList, pVals)
 	tdr.slab, pr.slab = d.i64Buf, d.i32Buf
 
+	// Jobs are built in place in dst's spare capacity (at most one job per row was reserved). A
+	// job still incomplete at the end of the batch is moved to d.cur and continues from there.
+	var j *traces.Job // the open job: d.cur, or dst's last element
+	if d.open {
+		j = &d.cur
+	}
+	// fail returns dst without the open job if it was built in dst.
+	fail := func(err error) ([]traces.Job, error) {
+		if d.open && j != &d.cur {
+			dst = dst[:len(dst)-1]
+			d.open = false
+		}
+		return dst, err
+	}
 	for i := 0; i < n; i++ {
 		ns, st := int(numStages[i]), int(stage[i])
 		if !d.open {
@@ -330,7 +344,8 @@ func (d *decoder) decode(rec arrow.Record, dst []traces.Job) ([]traces.Job, erro
 			if st != 0 {
 				return dst, d.rowError(i, ColStage, "job id %d starts at stage %d, want 0", ids[i], st)
 			}
-			j := &d.cur
+			dst = dst[:len(dst)+1]
+			j = &dst[len(dst)-1]
 			*j = traces.Job{
 				ID: ids[i], Name: d.strs[sName].value(i), Submit: submit[i], Queue: d.strs[sQueue].value(i),
 				Class: d.strs[sClass].value(i), Priority: int(prio[i]), Weight: weight[i],
@@ -341,7 +356,6 @@ func (d *decoder) decode(rec arrow.Record, dst []traces.Job) ([]traces.Job, erro
 				j.Utility = &traces.Utility{Kind: traces.UtilityKind(d.strs[sUKind].value(i)), Priority: uPrio[i], Decay: uDecay[i], Slope: uSlope[i], Target: uTarget[i]}
 			}
 			if ns == 0 {
-				dst = append(dst, *j)
 				continue
 			}
 			if len(d.slab) < ns {
@@ -351,24 +365,24 @@ func (d *decoder) decode(rec arrow.Record, dst []traces.Job) ([]traces.Job, erro
 			d.slab = d.slab[ns:]
 			d.open, d.filled = true, 0
 		} else {
-			if ids[i] != d.cur.ID {
-				return dst, d.rowError(i, ColJobID, "job id %d before job id %d has all %d stage rows (has %d)", ids[i], d.cur.ID, len(d.cur.Stages), d.filled)
+			if ids[i] != j.ID {
+				return fail(d.rowError(i, ColJobID, "job id %d before job id %d has all %d stage rows (has %d)", ids[i], j.ID, len(j.Stages), d.filled))
 			}
-			if ns != len(d.cur.Stages) {
-				return dst, d.rowError(i, ColNumStages, "%d, earlier rows of job id %d say %d", ns, ids[i], len(d.cur.Stages))
+			if ns != len(j.Stages) {
+				return fail(d.rowError(i, ColNumStages, "%d, earlier rows of job id %d say %d", ns, ids[i], len(j.Stages)))
 			}
 			if st != d.filled {
-				return dst, d.rowError(i, ColStage, "%d, want %d", st, d.filled)
+				return fail(d.rowError(i, ColStage, "%d, want %d", st, d.filled))
 			}
 		}
-		s := &d.cur.Stages[d.filled]
+		s := &j.Stages[d.filled]
 		td, err := tdr.at(i)
 		if err != nil {
-			return dst, d.rowError(i, ColTaskDurations, "%v", err)
+			return fail(d.rowError(i, ColTaskDurations, "%v", err))
 		}
 		ps, err := pr.at(i)
 		if err != nil {
-			return dst, d.rowError(i, ColParents, "%v", err)
+			return fail(d.rowError(i, ColParents, "%v", err))
 		}
 		*s = traces.Stage{
 			Name: d.strs[sStageName].value(i), Tasks: tasks[i],
@@ -376,10 +390,19 @@ func (d *decoder) decode(rec arrow.Record, dst []traces.Job) ([]traces.Job, erro
 			Duration: duration[i], Estimate: estimate[i], TaskDurations: td, Parents: ps,
 		}
 		d.filled++
-		if d.filled == len(d.cur.Stages) {
-			dst = append(dst, d.cur)
+		if d.filled == len(j.Stages) {
+			if j == &d.cur {
+				dst = append(dst, d.cur)
+				d.cur = traces.Job{}
+			}
 			d.open = false
 		}
+	}
+	if d.open && j != &d.cur {
+		// Carry the incomplete job over to the next batch.
+		d.cur = *j
+		*j = traces.Job{}
+		dst = dst[:len(dst)-1]
 	}
 	d.i64Buf, d.i32Buf = tdr.slab, pr.slab
 	d.row += int64(n)

@@ -243,13 +243,15 @@ func decodeCluster(jc jsonCluster) (traces.Cluster, error) {
 	if i != n {
 		return c, fmt.Errorf("capacity runs cover %d of %d machines", i, n)
 	}
+	var names []string
+	if jc.Names != nil {
+		names = jc.Names
+	} else {
+		names = numberedNames(n)
+	}
 	for i := range c.Machines {
 		m := &c.Machines[i]
-		if jc.Names != nil {
-			m.Name = jc.Names[i]
-		} else {
-			m.Name = "m" + strconv.Itoa(i)
-		}
+		m.Name = names[i]
 		if jc.Racks != nil {
 			m.Rack = jc.Racks[i]
 		}
@@ -264,6 +266,26 @@ func decodeCluster(jc jsonCluster) (traces.Cluster, error) {
 		c.Machines[g].GPU = true
 	}
 	return c, nil
+}
+
+// numberedNames returns "m0", "m1", ..., "m<n-1>", all slices of one string (two allocations
+// rather than one per machine).
+func numberedNames(n int) []string {
+	buf := make([]byte, 0, n*(2+len(strconv.Itoa(max(n-1, 0)))))
+	ends := make([]int, n)
+	for i := range n {
+		buf = append(buf, 'm')
+		buf = strconv.AppendInt(buf, int64(i), 10)
+		ends[i] = len(buf)
+	}
+	all := string(buf)
+	names := make([]string, n)
+	start := 0
+	for i, e := range ends {
+		names[i] = all[start:e]
+		start = e
+	}
+	return names
 }
 
 // metadata encodes m as schema metadata.

@@ -32,9 +32,9 @@ func cmpJobs(a, b *traces.Job) int {
 // sortBuf orders the buffered jobs by (submit, id), keeping append order among equal keys. It
 // sorts an index (moving 4-byte indices, not 170-byte jobs) and then permutes the jobs once.
 func (w *Writer) sortBuf() {
-	idx := make([]int32, len(w.buf))
-	for i := range idx {
-		idx[i] = int32(i)
+	idx := w.idx[:0]
+	for i := range w.buf {
+		idx = append(idx, int32(i))
 	}
 	slices.SortFunc(idx, func(a, b int32) int {
 		if c := cmpJobs(&w.buf[a], &w.buf[b]); c != 0 {
@@ -42,11 +42,16 @@ func (w *Writer) sortBuf() {
 		}
 		return int(a - b)
 	})
-	sorted := make([]traces.Job, len(w.buf))
-	for i, k := range idx {
-		sorted[i] = w.buf[k]
+	sorted := w.spare[:0]
+	if cap(sorted) < len(w.buf) {
+		sorted = make([]traces.Job, 0, cap(w.buf))
 	}
-	w.buf = sorted
+	for _, k := range idx {
+		sorted = append(sorted, w.buf[k])
+	}
+	clear(w.buf)
+	w.buf, w.spare = sorted, w.buf[:0]
+	w.idx = idx[:0]
 }
 
 // spill sorts the buffered jobs into a new run file.
@@ -99,7 +104,7 @@ func (w *Writer) finishSorted() error {
 				return err
 			}
 		}
-		w.buf = nil
+		w.buf, w.spare = nil, nil
 		return flush(w.enc, w.sink)
 	}
 	defer func() {
@@ -125,7 +130,7 @@ func (w *Writer) finishSorted() error {
 	err := mergeRuns(w.runs, w.buf, func(j *traces.Job) error {
 		return w.encode(w.enc, w.sink, w.cfg.batchRows, j)
 	})
-	w.buf = nil
+	w.buf, w.spare = nil, nil
 	if err != nil {
 		return err
 	}

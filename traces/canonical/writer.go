@@ -69,6 +69,8 @@ type Writer struct {
 
 	// sorting state
 	buf     []traces.Job
+	spare   []traces.Job // sortBuf's second buffer
+	idx     []int32      // sortBuf's index
 	bufRows int
 	runs    []string
 	runSeq  int
@@ -230,7 +232,7 @@ func (w *Writer) Abort() error {
 		return nil
 	}
 	w.done = true
-	w.buf = nil
+	w.buf, w.spare = nil, nil
 	for _, r := range w.runs {
 		os.Remove(r)
 	}

@@ -54,6 +54,10 @@ const (
 	chunksAhead = 4
 )
 
+// maxWholeGzip is the size up to which a gzip file is read into memory whole before inflating
+// it (the job_events parts are about 170 kB); larger files are streamed.
+const maxWholeGzip = 4 << 20
+
 // chunk is a piece of a file's decompressed content, or the end of a file, or an error.
 type chunk struct {
 	data    []byte
@@ -111,6 +115,8 @@ func produce(files []string, opener func(string) (io.ReadCloser, error), chunks 
 	}
 	raw := bufio.NewReaderSize(nil, 256<<10)
 	var gz *gzip.Reader
+	var whole bytes.Reader // a small gzip file read at once: inflating from memory is faster
+	var wholeBuf []byte
 	for _, name := range files {
 		f, err := opener(name)
 		if err != nil {
@@ -128,8 +134,34 @@ func produce(files []string, opener func(string) (io.ReadCloser, error), chunks 
 						gzBytes = st.Size()
 					}
 				}
+				var in io.Reader = raw
+				if gzBytes > 0 && gzBytes <= maxWholeGzip {
+					// Read the file whole (it is buffered in raw up to 256 KiB already).
+					if int64(cap(wholeBuf)) < gzBytes {
+						wholeBuf = make([]byte, gzBytes)
+					}
+					n, err := io.ReadFull(raw, wholeBuf[:gzBytes])
+					if err == io.ErrUnexpectedEOF {
+						err = nil // the file shrank: inflating will report the truncation
+					}
+					if err != nil {
+						send(chunk{err: err.Error(), opening: true})
+						return false
+					}
+					whole.Reset(wholeBuf[:n])
+					in = &whole
+					if extra, _ := raw.Peek(1); len(extra) > 0 { // the file grew: read on
+						in = io.MultiReader(&whole, raw)
+					}
+				}
 				var err error
-				if gz == nil {
+				if in != io.Reader(raw) {
+					if gz == nil {
+						gz, err = gzip.NewReader(in)
+					} else {
+						err = gz.Reset(in)
+					}
+				} else if gz == nil {
 					gz, err = gzip.NewReader(raw)
 				} else {
 					err = gz.Reset(raw)

@@ -150,8 +150,9 @@ func Meta(src Source, o Options) (canonical.Meta, Stats, error) {
 // MemRequest) per task — the defaults from o when unknown or both zero, clamped to the largest
 // machine of cluster. Class is "sc0".."sc3" from the scheduling class (empty when missing),
 // Priority the trace priority (-1 without task_events), Features the trace's hashed strings;
-// Name is left empty (the trace's job name is a hash, kept once in Features.JobName). emit may
-// keep the job.
+// Name is left empty (the trace's job name is a hash, kept once in Features.JobName). The Job
+// passed to emit is reused afterwards: emit may keep a copy of it (and its Stages, which are not
+// reused), not the pointer.
 func Convert(src Source, o Options, cluster traces.Cluster, emit func(*traces.Job) error) (Stats, error) {
 	var st Stats
 	o, err := o.normalize()
@@ -169,6 +170,7 @@ func Convert(src Source, o Options, cluster traces.Cluster, emit func(*traces.Jo
 	}
 	defaultDemand := traces.VecOf(o.DefaultCPU, o.DefaultMem)
 	var slab []traces.Stage
+	var j traces.Job // reused: emit copies it
 	err = scanJobs(src, func(rec *JobRecord) error {
 		if x := st.Excluded.exclude(rec); x != nil {
 			*x++
@@ -196,7 +198,7 @@ func Convert(src Source, o Options, cluster traces.Cluster, emit func(*traces.Jo
 		if rec.SchedClass >= 0 {
 			class = schedClasses[rec.SchedClass]
 		}
-		j := traces.Job{
+		j = traces.Job{
 			ID: rec.ID, Submit: rec.Submit, Class: class, Priority: int(rec.Priority),
 			Features: traces.Features{User: rec.User, JobName: rec.JobName, LogicalJobName: rec.LogicalJobName},
 			Stages:   stage,
