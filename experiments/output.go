@@ -138,7 +138,7 @@ func WriteJobs(f io.Writer, jobs []replay.JobRecord) error {
 	props := parquet.NewWriterProperties(
 		parquet.WithCompression(compress.Codecs.Snappy),
 		parquet.WithCreatedBy("schedlab "+Version),
-		parquet.WithDictionaryDefault(true),
+		parquet.WithDictionaryDefault(false),
 	)
 	// The Parquet writer closes its sink; keep the caller's file open for Sync and rename.
 	w, err := pqarrow.NewFileWriter(JobsSchema, struct{ io.Writer }{f}, props, pqarrow.DefaultWriterProps())

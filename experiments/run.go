@@ -115,7 +115,9 @@ func RunWorkload(c Config, w *traces.Workload) (*Outcome, error) {
 }
 
 // atomicWrite writes data to path via a temporary file in the same directory and a rename, so a
-// reader never sees a half-written file.
+// reader never sees a half-written file and a killed process leaves either the old file or the
+// new one. It does not fsync: the guarantee is against crashes of schedlab, not of the machine
+// (a sweep cell's marker file, written last by the sweep, carries the durability it needs).
 func atomicWrite(path string, write func(f *os.File) error) error {
 	dir := filepath.Dir(path)
 	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
@@ -132,9 +134,6 @@ func atomicWrite(path string, write func(f *os.File) error) error {
 	}()
 	if err := write(f); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := f.Sync(); err != nil {
-		return err
 	}
 	if err := f.Close(); err != nil {
 		return err

@@ -44,6 +44,9 @@ var specFS embed.FS
 //	  - zip:                        # a zipped group: its axes advance together
 //	      - {key: workload.machines, values: [25, 50]}
 //	      - {key: engine.horizon_s, values: [3600, 7200]}
+//	  - zip:                        # null leaves the key unset in that cell (base/default);
+//	      - {key: policy.name, values: [drf, bpf, bpf]}       # values may repeat in a
+//	      - {key: policy.params.period_s, values: [null, 300, 600]}  # zip: tuples may not
 //	seeds: {base: 1, count: 3}      # or a list: seeds: [1, 7, 42]
 //	labels:                         # quick and paper are required
 //	  quick:
@@ -70,7 +73,9 @@ var specFS embed.FS
 //	      - text: SRPT beats FIFO on average JCT at every size
 //	        check: "for each machines: policy=srpt avg_jct_s < policy=fifo avg_jct_s"
 //
-// Unknown keys and type errors are reported with file:line.
+// Unknown keys and type errors are reported with file:line. A null axis value is written null
+// wherever values are matched (where, claim selectors such as period_s=null, --set) and is an
+// empty (null) cell of its column in cells.parquet.
 type Spec struct {
 	// ID names the spec: "<paper>/<name>" for embedded specs, the file's name without .yaml
 	// otherwise.
@@ -107,11 +112,13 @@ func (p Pos) Errorf(format string, args ...any) error {
 	return fmt.Errorf("%w: %s: %s", ErrConfig, p, fmt.Sprintf(format, args...))
 }
 
-// Axis is one swept configuration key with its values.
+// Axis is one swept configuration key with its values. A nil value leaves the key unset in the
+// cell (the base configuration or the default applies).
 type Axis struct {
 	Key    string
 	Values []any
 	Pos    Pos
+	nodes  []*yaml.Node // the values' YAML nodes, for messages while parsing
 }
 
 // AxisGroup is one dimension of the sweep: a single axis, or several zipped axes of equal
@@ -237,13 +244,35 @@ func SpecIDs() []string {
 	return ids
 }
 
-// MatchSpecs resolves a reproduce argument to spec IDs: an exact embedded ID ("demo/policies"),
-// every embedded spec of a paper directory ("demo"), or a path to a spec file on disk (returned
-// as given).
+// SpecAlias returns the alias of an embedded spec ID: "<paper>-<name>" for "<paper>/<name>"
+// (bpf-table4 for bpf/table4).
+func SpecAlias(id string) string { return strings.Replace(id, "/", "-", 1) }
+
+// specByAlias returns the embedded spec ID whose alias is arg, or "".
+func specByAlias(arg string) string {
+	if strings.Contains(arg, "/") {
+		return ""
+	}
+	for _, id := range SpecIDs() {
+		if SpecAlias(id) == arg {
+			return id
+		}
+	}
+	return ""
+}
+
+// MatchSpecs resolves a reproduce argument to spec IDs: an exact embedded ID ("demo/policies")
+// or its alias ("demo-policies", see SpecAlias), every embedded spec of a paper directory
+// ("demo"), or a path to a spec file on disk (returned as given).
 func MatchSpecs(arg string) ([]string, error) {
 	ids := SpecIDs()
 	if slices.Contains(ids, arg) {
 		return []string{arg}, nil
+	}
+	if id := specByAlias(arg); id != "" {
+		if _, err := os.Stat(arg); err != nil { // a file of that name wins
+			return []string{id}, nil
+		}
 	}
 	var out []string
 	for _, id := range ids {
@@ -260,10 +289,15 @@ func MatchSpecs(arg string) ([]string, error) {
 	return nil, fmt.Errorf("%w: %w %q (embedded: %s; or a path to a .yaml file)", ErrConfig, ErrNoSpec, arg, strings.Join(ids, ", "))
 }
 
-// LoadSpec reads an embedded spec by ID, or else a spec file on disk.
+// LoadSpec reads an embedded spec by ID or alias (SpecAlias), or else a spec file on disk.
 func LoadSpec(idOrPath string) (*Spec, error) {
 	if slices.Contains(SpecIDs(), idOrPath) {
 		return parseSpec(specFS, idOrPath+".yaml", "experiments/", idOrPath)
+	}
+	if id := specByAlias(idOrPath); id != "" {
+		if _, err := os.Stat(idOrPath); err != nil {
+			return parseSpec(specFS, id+".yaml", "experiments/", id)
+		}
 	}
 	if _, err := os.Stat(idOrPath); err != nil {
 		return nil, fmt.Errorf("%w: %w %q: not embedded (%s) and not a readable file: %v", ErrConfig, ErrNoSpec, idOrPath, strings.Join(SpecIDs(), ", "), err)
@@ -651,7 +685,7 @@ func (p *specParser) spec(s *Spec, root *yaml.Node) {
 	}
 }
 
-func (p *specParser) axis(n *yaml.Node, what string, seen map[string]bool) (Axis, bool) {
+func (p *specParser) axis(n *yaml.Node, what string, seen map[string]bool, zipped bool) (Axis, bool) {
 	f, keys, ok := p.fields(n, what, []string{"key", "values"}, "key", "values")
 	if !ok {
 		return Axis{}, false
@@ -669,33 +703,79 @@ func (p *specParser) axis(n *yaml.Node, what string, seen map[string]bool) (Axis
 		return a, false
 	}
 	seen[a.Key] = true
-	a.Values = p.axisValues(f["values"], a.Key, what+".values")
+	a.Values, a.nodes = p.axisValues(f["values"], a.Key, what+".values", !zipped)
 	return a, len(a.Values) > 0
 }
 
-func (p *specParser) axisValues(n *yaml.Node, key, what string) []any {
+// NullValue is how a null axis value (key unset) is written in where filters, claim selectors
+// and --set, and in messages.
+const NullValue = "null"
+
+// FormatAxisValue formats an axis value as filters and selectors match it: FormatValue, and
+// NullValue for nil (key unset).
+func FormatAxisValue(v any) string {
+	if v == nil {
+		return NullValue
+	}
+	return FormatValue(v)
+}
+
+// isNull reports whether n is a YAML null (null, ~ or empty).
+func isNull(n *yaml.Node) bool { return n.Kind == yaml.ScalarNode && n.Tag == "!!null" }
+
+// axisValues reads an axis's values; null is nil (key unset). With unique, a repeated value is
+// an error (a single axis); zipped axes may repeat values, their tuples are checked instead.
+func (p *specParser) axisValues(n *yaml.Node, key, what string, unique bool) ([]any, []*yaml.Node) {
 	if n.Kind != yaml.SequenceNode || len(n.Content) == 0 {
 		p.errf(n, "%s: want a non-empty list of values", what)
-		return nil
+		return nil, nil
 	}
 	var out []any
+	var nodes []*yaml.Node
 	seen := map[string]bool{}
 	for i, c := range n.Content {
 		c = deref(c)
 		w := fmt.Sprintf("%s[%d]", what, i)
-		v, ok := p.scalar(c, w)
-		if !ok {
-			continue
+		var v any
+		if !isNull(c) {
+			var ok bool
+			if v, ok = p.scalar(c, w); !ok {
+				continue
+			}
+			p.checkConfig(c, key, v, w)
 		}
-		p.checkConfig(c, key, v, w)
-		if f := FormatValue(v); seen[f] {
+		if f := FormatAxisValue(v); unique && seen[f] {
 			p.errf(c, "%s: duplicate value %s", w, f)
 		} else {
 			seen[f] = true
 		}
 		out = append(out, v)
+		nodes = append(nodes, c)
 	}
-	return out
+	return out, nodes
+}
+
+// distinctTuples reports the first step of a zipped group whose tuple of values repeats an
+// earlier step's, at that step's value of the first axis; vals[j] and nodes[j] are the j-th
+// axis's values and their YAML nodes.
+func (p *specParser) distinctTuples(what string, keys []string, vals [][]any, nodes [][]*yaml.Node) {
+	if len(vals) == 0 {
+		return
+	}
+	first := map[string]int{}
+	for i := range vals[0] {
+		parts := make([]string, len(vals))
+		for j := range vals {
+			parts[j] = keys[j] + "=" + FormatAxisValue(vals[j][i])
+		}
+		t := strings.Join(parts, " ")
+		if prev, dup := first[t]; dup {
+			n := nodes[0][i]
+			p.errf(n, "%s: step %d (%s) repeats step %d; the tuples of a zipped group must be distinct", what, i, t, prev)
+			continue
+		}
+		first[t] = i
+	}
 }
 
 func (p *specParser) axes(s *Spec, n *yaml.Node) {
@@ -720,7 +800,7 @@ func (p *specParser) axes(s *Spec, n *yaml.Node) {
 			}
 			var g AxisGroup
 			for j, zc := range z.Content {
-				if a, ok := p.axis(zc, fmt.Sprintf("%s.zip[%d]", what, j), seen); ok {
+				if a, ok := p.axis(zc, fmt.Sprintf("%s.zip[%d]", what, j), seen, true); ok {
 					if len(g.Axes) > 0 && len(a.Values) != g.Len() {
 						p.errf(zc, "%s.zip[%d]: %d values, but %s has %d (zipped axes advance together)", what, j, len(a.Values), g.Axes[0].Key, g.Len())
 						continue
@@ -729,11 +809,18 @@ func (p *specParser) axes(s *Spec, n *yaml.Node) {
 				}
 			}
 			if len(g.Axes) > 0 {
+				var keys []string
+				var vals [][]any
+				var nodes [][]*yaml.Node
+				for _, a := range g.Axes {
+					keys, vals, nodes = append(keys, a.Key), append(vals, a.Values), append(nodes, a.nodes)
+				}
+				p.distinctTuples(what+".zip", keys, vals, nodes)
 				s.Axes = append(s.Axes, g)
 			}
 			continue
 		}
-		if a, ok := p.axis(c, what, seen); ok {
+		if a, ok := p.axis(c, what, seen, false); ok {
 			s.Axes = append(s.Axes, AxisGroup{Axes: []Axis{a}})
 		}
 	}
@@ -780,6 +867,7 @@ func (p *specParser) labels(s *Spec, n *yaml.Node) {
 		return
 	}
 	s.Labels = map[string]Label{}
+	labelNodes := map[string]map[string][]*yaml.Node{} // label → axis key → replaced values' nodes
 	axisLen := map[string]*AxisGroup{}
 	for gi := range s.Axes {
 		for _, a := range s.Axes[gi].Axes {
@@ -828,7 +916,11 @@ func (p *specParser) labels(s *Spec, n *yaml.Node) {
 						p.errf(ak, "%s.axes: %q is not an axis of this spec", what, ak.Value)
 						continue
 					}
-					vals := p.axisValues(av, ak.Value, what+".axes."+ak.Value)
+					vals, nodes := p.axisValues(av, ak.Value, what+".axes."+ak.Value, len(g.Axes) == 1)
+					if labelNodes[name] == nil {
+						labelNodes[name] = map[string][]*yaml.Node{}
+					}
+					labelNodes[name][ak.Value] = nodes
 					if len(g.Axes) > 1 && len(vals) != g.Len() {
 						p.errf(av, "%s.axes.%s: %d values, but it is zipped with %d-value axes; give a value per step", what, ak.Value, len(vals), g.Len())
 					}
@@ -860,10 +952,33 @@ func (p *specParser) labels(s *Spec, n *yaml.Node) {
 				}
 			}
 			if n0 >= 0 {
+				consistent := true
 				for _, a := range g.Axes {
+					if vals, ok := l.Axes[a.Key]; (!ok && n0 != g.Len()) || (ok && len(vals) != n0) {
+						consistent = false
+					}
 					if _, ok := l.Axes[a.Key]; !ok && n0 != g.Len() {
 						p.errs = append(p.errs, l.Pos.Errorf("labels.%s.axes: replaces part of the zipped group of %s with %d values; replace %s too", name, g.Axes[0].Key, n0, a.Key))
 					}
+				}
+				if consistent {
+					// The label's tuples must be distinct too; report at a replaced axis's value.
+					var keys []string
+					var vals [][]any
+					var nodes [][]*yaml.Node
+					var at []*yaml.Node
+					for _, a := range g.Axes {
+						v, ns := a.Values, a.nodes
+						if lv, ok := l.Axes[a.Key]; ok {
+							v, ns = lv, labelNodes[name][a.Key]
+							if at == nil {
+								at = ns
+							}
+						}
+						keys, vals, nodes = append(keys, a.Key), append(vals, v), append(nodes, ns)
+					}
+					nodes[0] = at
+					p.distinctTuples("labels."+name+".axes", keys, vals, nodes)
 				}
 			}
 		}
@@ -1066,6 +1181,10 @@ func (p *specParser) where(s *Spec, n *yaml.Node, what string) map[string][]stri
 			items = v.Content
 		}
 		for _, it := range items {
+			if isNull(deref(it)) {
+				vals = append(vals, NullValue)
+				continue
+			}
 			x, ok := p.scalar(it, what+"."+key)
 			if !ok {
 				continue

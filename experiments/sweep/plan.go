@@ -33,7 +33,8 @@ const (
 	TypeBool    = "bool"
 )
 
-// Column is an axis column of the sweep: a configuration key and the type of its values.
+// Column is an axis column of the sweep: a configuration key and the type of its values (a
+// null value, key unset, is null in a column of any type).
 type Column struct {
 	Key  string `json:"key"`
 	Type string `json:"type"`
@@ -44,7 +45,8 @@ type Cell struct {
 	// Index is the cell's position in the plan's deterministic order (axes in spec order, the
 	// last axis fastest, then seeds).
 	Index int
-	// Values holds the axis values, in Plan.Columns order, typed as the columns say.
+	// Values holds the axis values, in Plan.Columns order, typed as the columns say; nil where
+	// the spec's value is null (the key is left unset).
 	Values []any
 	Seed   int64
 	// Config is the cell's resolved configuration.
@@ -125,7 +127,9 @@ func NewPlan(spec *experiments.Spec, label string, sets []string) (*Plan, error)
 				v.Set(k, s.Base[k])
 			}
 			for i, a := range axes {
-				v.Set(a.Key, raw[i])
+				if raw[i] != nil { // null: leave the key unset (base or default)
+					v.Set(a.Key, raw[i])
+				}
 				c.Values = append(c.Values, typed(raw[i], p.Columns[i].Type))
 			}
 			v.Set("seed", seed)
@@ -234,7 +238,7 @@ func (p *Plan) Describe(c *Cell) string { return describe(p.Columns, c.Values, c
 func describe(cols []Column, vals []any, seed int64) string {
 	var b strings.Builder
 	for i, c := range cols {
-		fmt.Fprintf(&b, "%s=%s ", c.Key, experiments.FormatValue(vals[i]))
+		fmt.Fprintf(&b, "%s=%s ", c.Key, experiments.FormatAxisValue(vals[i]))
 	}
 	fmt.Fprintf(&b, "seed=%d", seed)
 	return b.String()
@@ -345,7 +349,7 @@ func applySets(s *experiments.Spec, sets []string) error {
 		var keep []int
 		var have []string
 		for step, v := range g.Axes[ai].Values {
-			f := experiments.FormatValue(v)
+			f := experiments.FormatAxisValue(v)
 			have = append(have, f)
 			if f == strings.TrimSpace(val) {
 				keep = append(keep, step)
@@ -371,7 +375,12 @@ func applySets(s *experiments.Spec, sets []string) error {
 // columnType picks the narrowest column type holding every value.
 func columnType(vals []any) string {
 	allInt, allNum, allBool := true, true, true
+	n := 0
 	for _, v := range vals {
+		if v == nil {
+			continue // null fits any column
+		}
+		n++
 		switch v.(type) {
 		case int, int64:
 			allBool = false
@@ -384,7 +393,7 @@ func columnType(vals []any) string {
 		}
 	}
 	switch {
-	case len(vals) == 0:
+	case n == 0:
 		return TypeString
 	case allInt:
 		return TypeInt64
@@ -396,8 +405,11 @@ func columnType(vals []any) string {
 	return TypeString
 }
 
-// typed converts a spec value to its column's type.
+// typed converts a spec value to its column's type (nil stays nil).
 func typed(v any, typ string) any {
+	if v == nil {
+		return nil
+	}
 	switch typ {
 	case TypeInt64:
 		switch x := v.(type) {

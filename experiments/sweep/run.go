@@ -267,7 +267,11 @@ func buildTable(spec, label string, cols []Column, cells []manifestCell, caches 
 		}
 		r := Row{Cell: mc.Index, Key: mc.Key, Seed: mc.Seed, Metrics: m}
 		for i, c := range cols {
-			v, err := parseTyped(mc.Values[i], c.Type)
+			if mc.Values[i] == nil { // null: key unset
+				r.Axes = append(r.Axes, nil)
+				continue
+			}
+			v, err := parseTyped(*mc.Values[i], c.Type)
 			if err != nil {
 				return nil, fmt.Errorf("cell %d: column %s: %w", mc.Index, c.Key, err)
 			}
@@ -339,18 +343,23 @@ type Manifest struct {
 	Cells    []manifestCell `json:"cells"`
 }
 
-// manifestCell is one cell of the plan, its axis values formatted.
+// manifestCell is one cell of the plan, its axis values formatted (JSON null for a null value).
 type manifestCell struct {
-	Index  int      `json:"cell"`
-	Key    string   `json:"key"`
-	Values []string `json:"values"`
+	Index  int       `json:"cell"`
+	Key    string    `json:"key"`
+	Values []*string `json:"values"`
 	Seed   int64    `json:"seed"`
 }
 
 func manifestCellOf(p *Plan, c *Cell) manifestCell {
 	mc := manifestCell{Index: c.Index, Key: c.Key, Seed: c.Seed}
 	for _, v := range c.Values {
-		mc.Values = append(mc.Values, experiments.FormatValue(v))
+		if v == nil {
+			mc.Values = append(mc.Values, nil)
+			continue
+		}
+		f := experiments.FormatValue(v)
+		mc.Values = append(mc.Values, &f)
 	}
 	return mc
 }

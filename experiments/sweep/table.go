@@ -46,7 +46,7 @@ const (
 type Row struct {
 	Cell int
 	Key  string
-	// Axes holds the axis values in Table.Axes order.
+	// Axes holds the axis values in Table.Axes order; nil for a null value (key unset).
 	Axes []any
 	Seed int64
 	// Metrics maps metric names to values; a metric the cell lacks is absent.
@@ -69,13 +69,14 @@ func (t *Table) AxisIndex(key string) int {
 }
 
 // Value returns a row's value of an axis column, "seed", or a metric, formatted as
-// experiments.FormatValue does (metrics: shortest round-trip form); ok is false if absent.
+// experiments.FormatAxisValue does (a null axis value is "null"; metrics: shortest round-trip
+// form); ok is false if absent.
 func (t *Table) Value(r *Row, key string) (string, bool) {
 	if key == SeedColumn {
 		return strconv.FormatInt(r.Seed, 10), true
 	}
 	if i := t.AxisIndex(key); i >= 0 {
-		return experiments.FormatValue(r.Axes[i]), true
+		return experiments.FormatAxisValue(r.Axes[i]), true
 	}
 	if m, ok := r.Metrics[key]; ok {
 		return experiments.FormatValue(m), true
@@ -148,8 +149,10 @@ func (t *Table) schema() *arrow.Schema {
 		{Name: IndexColumn, Type: arrow.PrimitiveTypes.Int64},
 		{Name: KeyColumn, Type: arrow.BinaryTypes.String},
 	}
-	for _, c := range t.Axes {
-		fields = append(fields, arrow.Field{Name: c.Key, Type: arrowType(c.Type)})
+	for i, c := range t.Axes {
+		// A column is nullable only if it holds a null, so specs without nulls keep their bytes.
+		nullable := slices.ContainsFunc(t.Rows, func(r Row) bool { return r.Axes[i] == nil })
+		fields = append(fields, arrow.Field{Name: c.Key, Type: arrowType(c.Type), Nullable: nullable})
 	}
 	fields = append(fields, arrow.Field{Name: SeedColumn, Type: arrow.PrimitiveTypes.Int64})
 	for _, m := range t.Metrics {
@@ -182,6 +185,10 @@ func (t *Table) Write(w io.Writer) error {
 		b.Field(1).(*array.StringBuilder).Append(r.Key)
 		for i, c := range t.Axes {
 			fb := b.Field(2 + i)
+			if r.Axes[i] == nil {
+				fb.AppendNull()
+				continue
+			}
 			switch c.Type {
 			case TypeInt64:
 				fb.(*array.Int64Builder).Append(r.Axes[i].(int64))
@@ -296,6 +303,8 @@ func ReadTable(path string) (*Table, error) {
 				r.Key = a.(*array.String).Value(i)
 			case fd.Name == SeedColumn:
 				r.Seed = a.(*array.Int64).Value(i)
+			case ai >= 0 && a.IsNull(i):
+				r.Axes[ai] = nil
 			case ai >= 0:
 				switch x := a.(type) {
 				case *array.Int64:
@@ -388,7 +397,7 @@ func (t *Table) Distinct(rows []Row, key string) []string {
 func (t *Table) describeRow(r *Row) string {
 	parts := make([]string, len(t.Axes))
 	for i, c := range t.Axes {
-		parts[i] = c.Key + "=" + experiments.FormatValue(r.Axes[i])
+		parts[i] = c.Key + "=" + experiments.FormatAxisValue(r.Axes[i])
 	}
 	return strings.Join(parts, " ")
 }
