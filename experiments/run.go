@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/schedlab/schedlab/policies"
+	"github.com/schedlab/schedlab/policies/bpf"
 	"github.com/schedlab/schedlab/policies/builtin"
 	"github.com/schedlab/schedlab/policies/predict"
 	"github.com/schedlab/schedlab/replay"
@@ -25,6 +26,9 @@ type Outcome struct {
 	Result       *replay.Result
 	Summary      replay.Summary
 	Engine       EngineStats
+	// Admissions are the policy's queue admission records when it admits queues (it implements
+	// bpf.Admitter: bpf, nbpf), ordered by decision time and queue index; nil otherwise.
+	Admissions []bpf.Admission
 }
 
 // EngineStats are the engine's counters plus wall-clock figures, reported apart from results
@@ -104,6 +108,9 @@ func RunWorkload(c Config, w *traces.Workload) (*Outcome, error) {
 		return nil, fmt.Errorf("%w (seed %d)", err, c.Seed)
 	}
 	o := &Outcome{Config: c, Workload: w, WorkloadHash: w.Hash(), Result: res, Summary: replay.Summarize(res)}
+	if a, ok := p.(bpf.Admitter); ok {
+		o.Admissions = sortedAdmissions(a.Admissions())
+	}
 	o.Engine = EngineStats{
 		Events: res.Stats.Events, WallSeconds: wall, SchedulingCalls: res.Stats.SchedulingCalls,
 		Starts: res.Stats.Starts, Preemptions: res.Stats.Preemptions,

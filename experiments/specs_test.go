@@ -375,3 +375,115 @@ func TestNormalizeKey(t *testing.T) {
 		t.Errorf("NormalizeKey(cycle_s): no error")
 	}
 }
+
+// TestNullAxisValuesAndRepeatsInZips covers null axis values (key unset in that cell) and
+// repeated values inside a zipped group, whose tuples must still be distinct.
+func TestNullAxisValuesAndRepeatsInZips(t *testing.T) {
+	tail := "seeds: {count: 1}\nlabels: {quick: {}, paper: {}}\n"
+	zip := func(names, periods string) string {
+		return "axes:\n  - zip:\n      - {key: policy.name, values: " + names + "}\n      - {key: policy.params.period_s, values: " + periods + "}\n"
+	}
+	tests := []struct {
+		name string
+		body string
+		want string // error substring; "" for a valid spec
+		axes [][]any
+	}{
+		{"null leaves a key unset beside values", zip("[drf, bpf]", "[null, 300]") + tail, "", [][]any{{"drf", "bpf"}, {nil, int64(300)}}},
+		{"a zip may repeat values when its tuples differ", zip("[drf, sp, bpf, bpf]", "[null, null, 300, 600]") + tail, "", [][]any{{"drf", "sp", "bpf", "bpf"}, {nil, nil, int64(300), int64(600)}}},
+		{"~ is null too", "axes:\n  - {key: workload.machines, values: [~, 5]}\n" + tail, "", [][]any{{nil, int64(5)}}},
+		{"a single axis may hold null once", "axes:\n  - {key: policy.params.period_s, values: [null, 60]}\n" + tail, "", [][]any{{nil, int64(60)}}},
+		{"a repeated zipped tuple is an error at its line", "axes:\n  - zip:\n      - key: policy.name\n        values:\n          - drf\n          - bpf\n          - drf\n      - {key: policy.params.period_s, values: [null, 300, null]}\n" + tail,
+			"spec.yaml:7: axes[0].zip: step 2 (policy.name=drf policy.params.period_s=null) repeats step 0; the tuples of a zipped group must be distinct", nil},
+		{"a repeated tuple of numbers is an error", zip("[bpf, bpf]", "[300, 300.0]") + tail, "spec.yaml:3: axes[0].zip: step 1 (policy.name=bpf policy.params.period_s=300) repeats step 0", nil},
+		{"a repeated value of a single axis is still an error", "axes:\n  - {key: policy.name, values: [drf, bpf, drf]}\n" + tail, "spec.yaml:2: axes[0].values[2]: duplicate value drf", nil},
+		{"null twice in a single axis is an error", "axes:\n  - {key: policy.params.period_s, values: [null, 1, null]}\n" + tail, "spec.yaml:2: axes[0].values[2]: duplicate value null", nil},
+		{"a label's zipped tuples must be distinct", zip("[drf, bpf]", "[null, 300]") + "seeds: {count: 1}\nlabels:\n  quick:\n    axes:\n      policy.name: [bpf, bpf]\n      policy.params.period_s: [300, 300]\n  paper: {}\n",
+			"spec.yaml:9: labels.quick.axes: step 1 (policy.name=bpf policy.params.period_s=300) repeats step 0", nil},
+		{"a label may repeat values in a zip", zip("[drf, bpf]", "[null, 300]") + "seeds: {count: 1}\nlabels:\n  quick:\n    axes:\n      policy.name: [bpf, bpf]\n      policy.params.period_s: [300, 600]\n  paper: {}\n", "", nil},
+		{"a null value still needs a known key", "axes:\n  - {key: policy.params, values: [null]}\n" + tail, "spec.yaml:2: axes[0].key: unknown config key", nil},
+		{"null is not a value of base", "base: {engine: {cycle_s: null}}\n" + zip("[drf, bpf]", "[null, 300]") + tail, "spec.yaml:1: base.engine.cycle_s: want a value", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, err := parse(t, map[string]string{"spec.yaml": tt.body})
+			if tt.want != "" {
+				if err == nil || !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), tt.want) {
+					t.Fatalf("error\n  %v\nwant it to contain\n  %s", err, tt.want)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("unexpected error: %v", err)
+			}
+			var got [][]any
+			for _, g := range s.Axes {
+				for _, a := range g.Axes {
+					got = append(got, a.Values)
+				}
+			}
+			if tt.axes != nil && !slicesEqualAny(got, tt.axes) {
+				t.Errorf("axis values = %#v, want %#v", got, tt.axes)
+			}
+		})
+	}
+}
+
+func slicesEqualAny(a, b [][]any) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if !slices.Equal(a[i], b[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// TestNullInFiltersAndSelectors checks that null is matched as "null" in where and in claim
+// selectors, and that FormatAxisValue writes nil so.
+func TestNullInFiltersAndSelectors(t *testing.T) {
+	body := "axes:\n  - zip:\n      - {key: policy.name, values: [drf, bpf]}\n      - {key: policy.params.period_s, values: [null, 300]}\n" +
+		"seeds: {count: 1}\nlabels: {quick: {}, paper: {}}\nfigures:\n  - id: a\n    kind: table\n    x: policy\n    y: avg_jct_s\n    where: {period_s: [null, 300]}\n" +
+		"    claims:\n      - {text: t, check: \"period_s=null avg_jct_s > period_s=300 avg_jct_s\"}\n"
+	s, err := parse(t, map[string]string{"spec.yaml": body})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := s.Figures[0].Where["policy.params.period_s"]; !slices.Equal(got, []string{"null", "300"}) {
+		t.Errorf("where = %v, want [null 300]", got)
+	}
+	if got := s.Figures[0].Claims[0].Check.String(); got != "policy.params.period_s=null avg_jct_s > policy.params.period_s=300 avg_jct_s" {
+		t.Errorf("claim = %q", got)
+	}
+	if FormatAxisValue(nil) != NullValue || FormatAxisValue(int64(3)) != "3" {
+		t.Errorf("FormatAxisValue: %q %q", FormatAxisValue(nil), FormatAxisValue(int64(3)))
+	}
+}
+
+func TestSpecAliases(t *testing.T) {
+	for _, id := range SpecIDs() {
+		alias := SpecAlias(id)
+		if strings.Contains(alias, "/") {
+			t.Errorf("alias of %s = %q", id, alias)
+		}
+		got, err := MatchSpecs(alias)
+		if err != nil || !slices.Equal(got, []string{id}) {
+			t.Errorf("MatchSpecs(%q) = %v, %v; want [%s]", alias, got, err, id)
+		}
+		s, err := LoadSpec(alias)
+		if err != nil || s.ID != id {
+			t.Errorf("LoadSpec(%q) = %v, %v; want spec %s", alias, s, err, id)
+		}
+	}
+	if got, err := MatchSpecs("bpf-table4"); err != nil || !slices.Equal(got, []string{"bpf/table4"}) {
+		t.Errorf("MatchSpecs(bpf-table4) = %v, %v", got, err)
+	}
+	if got, err := MatchSpecs("bpf-table4-tpch"); err != nil || !slices.Equal(got, []string{"bpf/table4-tpch"}) {
+		t.Errorf("MatchSpecs(bpf-table4-tpch) = %v, %v", got, err)
+	}
+	if _, err := MatchSpecs("bpf-nosuch"); !errors.Is(err, ErrNoSpec) {
+		t.Errorf("MatchSpecs(bpf-nosuch) error = %v", err)
+	}
+}

@@ -34,7 +34,8 @@ DIR/index.html (one self-contained page: every figure inline, its paper referenc
 paper-vs-ours table marking each claim held or not held with the numbers), and under
 DIR/<spec ID>/ the sweep's cells.parquet and the figures as SVG, PNG and PDF.
 
-An ID is an embedded spec ("demo/policies"), every spec of a paper ("demo"), a path to a spec
+An ID is an embedded spec ("demo/policies", or its alias "demo-policies": "bpf-fig9" is
+bpf/fig9), every spec of a paper ("demo"), a path to a spec
 YAML file, a JamaisVu runtime-predictor reproduction (jv-table1, jv-fig3, jv-fig11, jv-fig12,
 jv-fig13, jv-refine), or "jv" for all of those. IDs may be mixed; the report has one section per
 ID, in the order given. --list shows them all; --all reproduces them all.
@@ -93,7 +94,7 @@ when set, else ../shared/data/google2011 next to the repository root. To get it:
 
 func listSpecs(cmd *cobra.Command) error {
 	tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "ID\tTITLE\tFIGURES\tCELLS (quick / paper)\n")
+	fmt.Fprintf(tw, "ID\tTITLE\tFIGURES\tCELLS (quick / paper)\tALIAS\n")
 	for _, id := range experiments.SpecIDs() {
 		s, err := experiments.LoadSpec(id)
 		if err != nil {
@@ -103,7 +104,7 @@ func listSpecs(cmd *cobra.Command) error {
 		for _, f := range s.Figures {
 			figs = append(figs, f.ID)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d / %d\n", id, s.Title, strings.Join(figs, ", "), cellCount(s, "quick"), cellCount(s, "paper"))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d / %d\t%s\n", id, s.Title, strings.Join(figs, ", "), cellCount(s, "quick"), cellCount(s, "paper"), experiments.SpecAlias(id))
 	}
 	// The JamaisVu reproductions are analyses of one trace, not sweeps: no cells.
 	for _, id := range jvu.IDs() {

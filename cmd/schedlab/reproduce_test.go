@@ -29,6 +29,11 @@ func TestReproduceList(t *testing.T) {
 	if !strings.Contains(out, "JamaisVu Figure 12") || strings.Index(out, "jv-table1") < strings.Index(out, "demo/policies") {
 		t.Errorf("--list:\n%s", out)
 	}
+	// Specs are listed with their alias, which reproduce accepts as an ID.
+	if !regexp.MustCompile(`(?m)^bpf/table4 .* 36 / 108 +bpf-table4$`).MatchString(out) ||
+		!regexp.MustCompile(`(?m)^demo/policies .* demo-policies$`).MatchString(out) {
+		t.Errorf("--list has no alias column:\n%s", out)
+	}
 }
 
 // TestReproduceMixesSpecsAndJVu reproduces a JamaisVu table, the sweep package's test spec and a
@@ -115,5 +120,39 @@ func TestReproduceUsageErrors(t *testing.T) {
 		if code != 2 || !strings.Contains(errOut, tt.want) {
 			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", tt.args, code, errOut, tt.want)
 		}
+	}
+}
+
+// TestReproduceBPFByAlias reproduces BPF's Figs. 1 and 9 at the quick label by their aliases
+// from the repository root (the specs' scenario files are relative to it): every claim must
+// hold, and the BPF cells carry admissions.json with the admission counts in their metrics.
+func TestReproduceBPFByAlias(t *testing.T) {
+	out := t.TempDir()
+	t.Chdir(filepath.Join("..", ".."))
+	stdout, errOut, code := runCLI(t, "reproduce", "bpf-fig1", "bpf-fig9", "--label", "quick", "--out", out, "--parallel", "2")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s%s", code, stdout, errOut)
+	}
+	m := regexp.MustCompile(`claims held: (\d+) of (\d+)`).FindStringSubmatch(stdout)
+	if m == nil || m[1] != m[2] || m[1] == "0" {
+		t.Fatalf("not every claim held:\n%s", stdout)
+	}
+	if !strings.Contains(stdout, "reproduce bpf/fig1 ") || !strings.Contains(stdout, "reproduce bpf/fig9 ") {
+		t.Errorf("aliases not resolved to bpf/fig1 and bpf/fig9:\n%s", stdout)
+	}
+	// fig1 has one BPF cell, fig9 a BPF and an N-BPF cell.
+	var adm []string
+	filepath.WalkDir(out, func(path string, d os.DirEntry, err error) error {
+		if err == nil && d.Name() == "admissions.json" {
+			adm = append(adm, path)
+		}
+		return nil
+	})
+	if len(adm) != 3 {
+		t.Errorf("admissions.json in %d cells, want 3: %v", len(adm), adm)
+	}
+	cells, err := os.ReadFile(filepath.Join(out, "bpf", "fig9", "cells.parquet"))
+	if err != nil || !strings.Contains(string(cells), "admissions.S") {
+		t.Errorf("bpf/fig9 cells.parquet has no admissions.S column (%v)", err)
 	}
 }

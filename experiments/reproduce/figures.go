@@ -162,14 +162,32 @@ func (d *data) rowsWhere(rows []sweep.Row, key, v string) []sweep.Row {
 	return d.t.FilterRows(rows, map[string][]string{key: {v}})
 }
 
-// pooled lists the axes a figure pools over: varying among its rows but neither x nor series.
+// pooled lists the axes a figure pools over: varying among its rows but neither x nor series,
+// nor determined by them (an axis zipped with the policy, say).
 func (d *data) pooled(fig *experiments.Figure, rows []sweep.Row) []string {
 	var out []string
 	for _, c := range d.t.Axes {
 		if c.Key == fig.X || c.Key == fig.Series {
 			continue
 		}
-		if vals := d.t.Distinct(rows, c.Key); len(vals) > 1 {
+		vals := d.t.Distinct(rows, c.Key)
+		if len(vals) <= 1 {
+			continue
+		}
+		determined := true
+		first := map[string]string{}
+		for i := range rows {
+			xv, _ := d.t.Value(&rows[i], fig.X)
+			sv, _ := d.t.Value(&rows[i], fig.Series)
+			g := xv + "\x00" + sv
+			v, _ := d.t.Value(&rows[i], c.Key)
+			if prev, ok := first[g]; ok && prev != v {
+				determined = false
+				break
+			}
+			first[g] = v
+		}
+		if !determined {
 			out = append(out, c.Key+" ∈ {"+strings.Join(vals, ", ")+"}")
 		}
 	}

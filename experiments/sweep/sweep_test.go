@@ -423,3 +423,76 @@ func TestReadTableRejectsOtherParquet(t *testing.T) {
 		t.Errorf("missing file: no error")
 	}
 }
+
+// TestNullAxisValuesLeaveTheKeyUnset sweeps a zipped group with null values: a null cell gets
+// the base (or default) value, its column is null in cells.parquet and matches "null" in
+// filters, and repeated values inside the zip are fine.
+func TestNullAxisValuesLeaveTheKeyUnset(t *testing.T) {
+	wl, err := filepath.Abs("testdata/tiny-tpch.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := filepath.Join(t.TempDir(), "nulls.yaml")
+	body := "base: {workload: {name: " + wl + ", machines: 3}}\naxes:\n  - zip:\n" +
+		"      - {key: policy.name, values: [fifo, drf, drf]}\n" +
+		"      - {key: engine.cycle_s, values: [null, null, 2.5]}\n" +
+		"seeds: [1]\nlabels: {quick: {}, paper: {}}\n"
+	if err := os.WriteFile(spec, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := experiments.LoadSpec(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := NewPlan(s, "quick", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	def, err := experiments.Resolve(experiments.NewViper())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Cells) != 3 || p.Columns[1] != (Column{Key: "engine.cycle_s", Type: TypeFloat64}) {
+		t.Fatalf("plan: %d cells, columns %v", len(p.Cells), p.Columns)
+	}
+	for i, want := range []float64{def.Engine.CycleS, def.Engine.CycleS, 2.5} {
+		if got := p.Cells[i].Config.Engine.CycleS; got != want {
+			t.Errorf("cell %d: cycle_s %v, want %v", i, got, want)
+		}
+	}
+	if p.Cells[0].Values[1] != nil || p.Cells[0].Key == p.Cells[1].Key {
+		t.Errorf("cells 0 and 1: values %v %v, keys equal %v", p.Cells[0].Values, p.Cells[1].Values, p.Cells[0].Key == p.Cells[1].Key)
+	}
+	if got := p.Describe(&p.Cells[1]); got != "policy.name=drf engine.cycle_s=null seed=1" {
+		t.Errorf("describe = %q", got)
+	}
+	dir := t.TempDir()
+	runSweep(t, p, Options{Out: dir, Parallel: 2})
+	tb, err := ReadTable(filepath.Join(dir, CellsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, row := range tb.Rows {
+		if !slices.Equal(row.Axes, p.Cells[i].Values) {
+			t.Errorf("row %d axes = %#v, want %#v", i, row.Axes, p.Cells[i].Values)
+		}
+	}
+	if rows := tb.FilterRows(tb.Rows, map[string][]string{"engine.cycle_s": {experiments.NullValue}}); len(rows) != 2 || rows[1].Cell != 1 {
+		t.Errorf("cycle_s=null selects %d rows", len(rows))
+	}
+	if got := tb.Distinct(tb.Rows, "engine.cycle_s"); !slices.Equal(got, []string{"null", "2.5"}) {
+		t.Errorf("distinct = %v", got)
+	}
+	// Gathering from sweep.json (as shards do) restores the nulls; --set selects them.
+	gdir := t.TempDir()
+	if _, err := Gather(gdir, []string{dir}); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(readFile(t, filepath.Join(dir, CellsFile)), readFile(t, filepath.Join(gdir, CellsFile))) {
+		t.Errorf("gathered cells.parquet differs from the sweep's")
+	}
+	q, err := NewPlan(s, "quick", []string{"engine.cycle_s=null"})
+	if err != nil || len(q.Cells) != 2 || q.Cells[1].Values[0] != "drf" {
+		t.Errorf("--set engine.cycle_s=null: %v, %v", q, err)
+	}
+}

@@ -48,6 +48,15 @@ func newRunWriter(f *os.File) *runWriter {
 	return &runWriter{f: f, bw: bufio.NewWriterSize(f, 1<<20), seed: maphash.MakeSeed(), slots: make([]strSlot, runStrSlots), next: 2}
 }
 
+// reset makes w write a new run file f. The string table's entries belong to earlier blocks, so
+// the new file's first block starts empty.
+func (w *runWriter) reset(f *os.File) {
+	w.f = f
+	w.bw.Reset(f)
+	w.recs = 0
+	w.next = 2
+}
+
 // str writes s as 1 (empty), a number ≥ 2 (seen in this block) or 0, length, bytes (numbered).
 func (w *runWriter) str(s string) {
 	if s == "" {
@@ -154,8 +163,9 @@ type runReader struct {
 	strs []string
 	recs int
 	err  error
-	// slabs amortize allocations across jobs
-	jobs   []traces.Job
+	// job and stages are reused from record to record: a job returned by next is valid until
+	// the next call (the merge emits it before advancing its source).
+	job    traces.Job
 	stages []traces.Stage
 }
 
@@ -288,11 +298,8 @@ func (r *runReader) next() (*traces.Job, error) {
 		r.strs = r.strs[:2]
 	}
 	r.recs++
-	if len(r.jobs) == 0 {
-		r.jobs = make([]traces.Job, 64)
-	}
-	j := &r.jobs[0]
-	r.jobs = r.jobs[1:]
+	r.job = traces.Job{}
+	j := &r.job
 	j.ID = r.i64()
 	j.Name = r.str()
 	j.Submit = r.i64()
@@ -308,13 +315,13 @@ func (r *runReader) next() (*traces.Job, error) {
 		j.Utility = &traces.Utility{Kind: traces.UtilityKind(r.str()), Priority: r.f64(), Decay: r.f64(), Slope: r.f64(), Target: r.i64()}
 	}
 	if n, ok := r.optLen(); ok {
-		if len(r.stages) < n {
-			r.stages = make([]traces.Stage, max(n, 64))
+		if cap(r.stages) < n {
+			r.stages = make([]traces.Stage, n)
 		}
 		j.Stages = r.stages[:n:n]
-		r.stages = r.stages[n:]
 		for i := range j.Stages {
 			s := &j.Stages[i]
+			*s = traces.Stage{}
 			s.Name = r.str()
 			s.Tasks = int32(r.i64())
 			for d := range s.Demand {

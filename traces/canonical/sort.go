@@ -82,7 +82,13 @@ func (w *Writer) writeRun(gen func(emit func(*traces.Job) error) error) (string,
 		return "", fmt.Errorf("canonical: sort run: %w", err)
 	}
 	name := f.Name()
-	rw := newRunWriter(f)
+	// One run writer (its 1 MiB buffer and string table) serves every run file in turn.
+	if w.rw == nil {
+		w.rw = newRunWriter(f)
+	} else {
+		w.rw.reset(f)
+	}
+	rw := w.rw
 	if err := gen(rw.write); err != nil {
 		f.Close()
 		os.Remove(name)

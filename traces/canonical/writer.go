@@ -74,6 +74,7 @@ type Writer struct {
 	bufRows int
 	runs    []string
 	runSeq  int
+	rw      *runWriter // reused across run files
 }
 
 // NewWriter creates a Writer for path; the format follows the extension (see FormatOf). The file

@@ -1,10 +1,11 @@
 package google2011
 
 import (
+	"encoding/binary"
 	"errors"
-	"hash/maphash"
 	"io"
 	"math"
+	"math/bits"
 	"slices"
 
 	"github.com/schedlab/schedlab/traces"
@@ -517,20 +518,29 @@ func (s *jobScanner) taskEvent(e *taskEvent) {
 
 // strCache shares the strings of repeated byte strings (user and job names repeat across
 // jobs). It is a direct-mapped cache rather than a map: constant memory and a single probe, at the
-// price of sometimes allocating a string it has seen before.
+// price of sometimes allocating a string it has seen before. The slot comes from a cheap hash of
+// the length and the first and last eight bytes (the trace's strings are base64 hashes, so those
+// bytes are well mixed); a poor spread only costs allocations, never correctness.
 type strCache struct {
-	seed  maphash.Seed
 	slots []string
 }
 
-const strCacheSlots = 1 << 14
+const strCacheBits = 14
 
 func (c *strCache) get(b []byte) string {
 	if c.slots == nil {
-		c.seed = maphash.MakeSeed()
-		c.slots = make([]string, strCacheSlots)
+		c.slots = make([]string, 1<<strCacheBits)
 	}
-	i := maphash.Bytes(c.seed, b) & (strCacheSlots - 1)
+	h := uint64(len(b))
+	if n := len(b); n >= 8 {
+		h ^= binary.LittleEndian.Uint64(b) ^ bits.RotateLeft64(binary.LittleEndian.Uint64(b[n-8:]), 31)
+	} else {
+		for _, c := range b {
+			h = h<<8 | uint64(c)
+		}
+	}
+	h ^= h >> 29
+	i := (h * 0x9E3779B97F4A7C15) >> (64 - strCacheBits)
 	if s := c.slots[i]; s == string(b) {
 		return s
 	}

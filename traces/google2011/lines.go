@@ -34,12 +34,12 @@ type lineReader struct {
 	free    chan []byte
 	done    chan struct{}
 	pipe    pipe
+	carry   []byte // the start of a line split across chunks
 
 	fi     int // index of the current file, -1 before the first
 	name   string
-	lines  *bufio.Reader // over the decompressed stream of the current file
-	line   int64         // line number of the last line returned
-	rows   int64         // non-blank lines in the current file
+	line   int64 // line number of the last line returned
+	rows   int64 // non-blank lines in the current file
 	fields [][]byte
 
 	gzBytes  int64 // bytes of gzip files read, for throughput figures
@@ -231,35 +231,30 @@ type pipe struct {
 // errPipe signals that the reading goroutine reported an error (in pipe.err).
 var errPipe = errors.New("input error")
 
-// Read hands out the current file's decompressed bytes, io.EOF at its end.
-func (p *pipe) Read(b []byte) (int, error) {
-	for len(p.cur) == 0 {
-		if p.buf != nil {
-			p.r.free <- p.buf[:cap(p.buf)]
-			p.buf = nil
-		}
-		if p.eof {
-			return 0, io.EOF
-		}
-		if p.err != "" {
-			return 0, errPipe
-		}
-		c, ok := <-p.r.chunks
-		switch {
-		case !ok:
-			p.err = "input ended unexpectedly"
-		case c.err != "":
-			p.err, p.opening = c.err, c.opening
-		case c.eof:
-			p.eof = true
-			p.r.gzBytes += c.gzBytes
-		default:
-			p.buf, p.cur = c.data, c.data
-		}
+// fetch releases the current chunk and waits for the next piece of the current file. It reports
+// false at the end of the file (p.eof) or on an error (p.err).
+func (p *pipe) fetch() bool {
+	if p.buf != nil {
+		p.r.free <- p.buf[:cap(p.buf)]
+		p.buf, p.cur = nil, nil
 	}
-	n := copy(b, p.cur)
-	p.cur = p.cur[n:]
-	return n, nil
+	if p.eof || p.err != "" {
+		return false
+	}
+	c, ok := <-p.r.chunks
+	switch {
+	case !ok:
+		p.err = "input ended unexpectedly"
+	case c.err != "":
+		p.err, p.opening = c.err, c.opening
+	case c.eof:
+		p.eof = true
+		p.r.gzBytes += c.gzBytes
+	default:
+		p.buf, p.cur = c.data, c.data
+		return true
+	}
+	return false
 }
 
 // open moves to the next file.
@@ -271,11 +266,7 @@ func (r *lineReader) open() {
 	r.name = r.files[r.fi]
 	r.line, r.rows = 0, 0
 	r.pipe.eof, r.pipe.err, r.pipe.opening = false, "", false
-	if r.lines == nil {
-		r.lines = bufio.NewReaderSize(&r.pipe, maxLine)
-	} else {
-		r.lines.Reset(&r.pipe)
-	}
+	r.carry = r.carry[:0]
 }
 
 func gzipMsg(err error) string {
@@ -293,7 +284,7 @@ func gzipMsg(err error) string {
 // next returns the fields of the next non-blank line, or io.EOF after the last file.
 func (r *lineReader) next() ([][]byte, error) {
 	for {
-		if r.fi < 0 || r.pipe.eof && r.lines.Buffered() == 0 {
+		if r.fi < 0 || r.pipe.eof && len(r.pipe.cur) == 0 && len(r.carry) == 0 {
 			if r.fi >= 0 && r.rows == 0 {
 				return nil, &ParseError{File: r.name, Msg: "empty file (no rows)"}
 			}
@@ -302,23 +293,53 @@ func (r *lineReader) next() ([][]byte, error) {
 			}
 			r.open()
 		}
-		b, err := r.lines.ReadSlice('\n')
-		if err != nil && err != io.EOF {
-			switch {
-			case errors.Is(err, bufio.ErrBufferFull):
+		// The lines are parsed in place in the decompressed chunks; only a line split across
+		// two chunks is assembled in carry.
+		var b []byte
+		if i := bytes.IndexByte(r.pipe.cur, '\n'); i >= 0 && len(r.carry) == 0 {
+			b = r.pipe.cur[:i]
+			r.pipe.cur = r.pipe.cur[i+1:]
+			if i >= maxLine {
 				return nil, &ParseError{File: r.name, Line: r.line + 1, Msg: fmt.Sprintf("line longer than %d bytes", maxLine)}
-			case r.pipe.opening:
-				return nil, &ParseError{File: r.name, Msg: r.pipe.err}
-			default:
-				return nil, &ParseError{File: r.name, Line: r.line + 1, Msg: r.pipe.err}
+			}
+		} else {
+			r.carry = r.carry[:0]
+			for {
+				if i := bytes.IndexByte(r.pipe.cur, '\n'); i >= 0 {
+					r.carry = append(r.carry, r.pipe.cur[:i]...)
+					r.pipe.cur = r.pipe.cur[i+1:]
+					if len(r.carry) >= maxLine {
+						return nil, &ParseError{File: r.name, Line: r.line + 1, Msg: fmt.Sprintf("line longer than %d bytes", maxLine)}
+					}
+					break
+				}
+				r.carry = append(r.carry, r.pipe.cur...)
+				r.pipe.cur = nil
+				if len(r.carry) >= maxLine {
+					return nil, &ParseError{File: r.name, Line: r.line + 1, Msg: fmt.Sprintf("line longer than %d bytes", maxLine)}
+				}
+				if !r.pipe.fetch() {
+					if r.pipe.err != "" {
+						switch {
+						case r.pipe.opening:
+							return nil, &ParseError{File: r.name, Msg: r.pipe.err}
+						default:
+							return nil, &ParseError{File: r.name, Line: r.line + 1, Msg: r.pipe.err}
+						}
+					}
+					break // end of file: the last line has no newline
+				}
+			}
+			b = r.carry
+			r.carry = r.carry[:0] // b stays valid until the next call
+			if len(b) == 0 && r.pipe.eof && len(r.pipe.cur) == 0 {
+				continue // end of file: handled at the top of the loop
 			}
 		}
-		if len(b) == 0 {
-			continue // end of file: handled at the top of the loop
-		}
 		r.line++
-		b = bytes.TrimSuffix(b, []byte{'\n'})
-		b = bytes.TrimSuffix(b, []byte{'\r'})
+		if n := len(b); n > 0 && b[n-1] == '\r' {
+			b = b[:n-1]
+		}
 		if len(b) == 0 {
 			continue
 		}
