@@ -10,6 +10,7 @@ package traces
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 )
 
@@ -237,6 +238,48 @@ func (s *Stage) TaskDuration(i int32) Time {
 	return s.Duration
 }
 
+// Placement kinds (Placement.Kind).
+const (
+	PlacementNone = ""     // no constraint
+	PlacementGPU  = "gpu"  // every task on a machine with GPU = true
+	PlacementRack = "rack" // all of the job's tasks on machines of one rack (an MPI-style job)
+)
+
+// Placement is a job's placement constraint, hard or soft, as in JamaisVu's SLO jobs (JamaisVu
+// §5): a hard constraint may only be met where it holds, a soft one states a preference that may
+// be ignored at the cost of the job's tasks running Slowdown times longer elsewhere. Task
+// durations in the workload are those on the preferred resources.
+//
+// Placement is information for policies, which decide placement: the replay engine records it
+// and passes it on (policies.JobInfo.Placement) but does not enforce it — it neither rejects a
+// start that violates a hard constraint nor stretches the tasks of a soft-constrained job placed
+// elsewhere. The zero value is no constraint.
+type Placement struct {
+	// Kind is PlacementNone (""), PlacementGPU ("gpu": GPU machines only) or PlacementRack
+	// ("rack": all tasks in one rack).
+	Kind string
+	// Hard constraints must be met; soft ones are preferred, and elsewhere tasks run Slowdown
+	// times longer.
+	Hard bool
+	// Slowdown is the runtime factor off the preferred resources: ≥ 1 for soft constraints
+	// (JamaisVu §5 uses 1.4 and 1.5); 0 for hard constraints and none.
+	Slowdown float64
+}
+
+// IsZero reports whether p is no constraint.
+func (p Placement) IsZero() bool { return p == Placement{} }
+
+// String renders p as "hard:gpu", "soft:rack:1.5", or "" for no constraint.
+func (p Placement) String() string {
+	switch {
+	case p.IsZero():
+		return ""
+	case p.Hard:
+		return "hard:" + p.Kind
+	}
+	return "soft:" + p.Kind + ":" + strconv.FormatFloat(p.Slowdown, 'g', -1, 64)
+}
+
 // Job is one submitted job: a DAG of stages plus the labels schedulers and metrics use.
 type Job struct {
 	ID       int64 // the trace's job id
@@ -249,7 +292,9 @@ type Job struct {
 	Features Features
 	Deadline Time // absolute; 0 = none
 	Utility  *Utility
-	Stages   []Stage
+	// Placement is the job's placement constraint (zero: none); see Placement.
+	Placement Placement
+	Stages    []Stage
 }
 
 // Tasks returns the total number of tasks of the job.

@@ -92,6 +92,15 @@ func TestValidateLocatesProblems(t *testing.T) {
 		{"a deadline before submit", func(w *Workload) { w.Jobs[0].Deadline = Second }, "deadline"},
 		{"no machines", func(w *Workload) { w.Cluster.Machines = nil }, "cluster: no machines"},
 		{"task durations of the wrong length", func(w *Workload) { w.Jobs[0].Stages[0].TaskDurations = []Time{1} }, "1 durations for 4 tasks"},
+		{"an unknown placement kind", func(w *Workload) { w.Jobs[0].Placement = Placement{Kind: "tpu", Hard: true} }, `job 0 (id 1): placement: unknown kind "tpu"`},
+		{"a soft placement without slowdown", func(w *Workload) { w.Jobs[0].Placement = Placement{Kind: PlacementRack} }, "job 0 (id 1): placement: soft rack constraint needs slowdown ≥ 1, got 0"},
+		{"a soft placement speeding tasks up", func(w *Workload) { w.Jobs[0].Placement = Placement{Kind: PlacementGPU, Slowdown: 0.5} }, "placement: soft gpu constraint needs slowdown ≥ 1"},
+		{"a NaN placement slowdown", func(w *Workload) { w.Jobs[0].Placement = Placement{Kind: PlacementGPU, Slowdown: math.NaN()} }, "placement: slowdown must be finite, got NaN"},
+		{"an infinite placement slowdown", func(w *Workload) {
+			w.Jobs[0].Placement = Placement{Kind: PlacementRack, Hard: true, Slowdown: math.Inf(1)}
+		}, "placement: slowdown must be finite"},
+		{"a placement without kind", func(w *Workload) { w.Jobs[0].Placement = Placement{Hard: true} }, "placement: no kind"},
+		{"a hard placement with a speed-up", func(w *Workload) { w.Jobs[0].Placement = Placement{Kind: PlacementRack, Hard: true, Slowdown: 0.5} }, "placement: hard rack constraint with slowdown 0.5"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			w := twoStage()
@@ -105,6 +114,33 @@ func TestValidateLocatesProblems(t *testing.T) {
 	}
 	if err := twoStage().Validate(); err != nil {
 		t.Fatalf("valid workload rejected: %v", err)
+	}
+	for _, p := range []Placement{
+		{Kind: PlacementGPU, Hard: true},
+		{Kind: PlacementRack, Hard: true, Slowdown: 1.5},
+		{Kind: PlacementRack, Slowdown: 1},
+		{Kind: PlacementGPU, Slowdown: 1.4},
+	} {
+		w := twoStage()
+		w.Jobs[0].Placement = p
+		if err := w.Validate(); err != nil {
+			t.Errorf("placement %+v rejected: %v", p, err)
+		}
+	}
+}
+
+func TestPlacementString(t *testing.T) {
+	for _, tc := range []struct {
+		p    Placement
+		want string
+	}{
+		{Placement{}, ""},
+		{Placement{Kind: PlacementGPU, Hard: true}, "hard:gpu"},
+		{Placement{Kind: PlacementRack, Slowdown: 1.5}, "soft:rack:1.5"},
+	} {
+		if got := tc.p.String(); got != tc.want {
+			t.Errorf("%+v.String() = %q, want %q", tc.p, got, tc.want)
+		}
 	}
 }
 
@@ -123,19 +159,38 @@ func TestHashSeesEveryReplayedField(t *testing.T) {
 		t.Fatal("hash is not deterministic")
 	}
 	for name, change := range map[string]func(w *Workload){
-		"submit":   func(w *Workload) { w.Jobs[0].Submit++ },
-		"estimate": func(w *Workload) { w.Jobs[0].Stages[1].Estimate++ },
-		"demand":   func(w *Workload) { w.Jobs[0].Stages[0].Demand[1]++ },
-		"parents":  func(w *Workload) { w.Jobs[0].Stages[1].Parents = nil },
-		"capacity": func(w *Workload) { w.Cluster.Machines[1].Capacity[0]++ },
-		"pooled":   func(w *Workload) { w.Cluster.Pooled = true },
-		"class":    func(w *Workload) { w.Jobs[0].Class = "slo" },
-		"utility":  func(w *Workload) { w.Jobs[0].Utility = &Utility{Kind: UtilityConstant, Priority: 1} },
+		"submit":             func(w *Workload) { w.Jobs[0].Submit++ },
+		"estimate":           func(w *Workload) { w.Jobs[0].Stages[1].Estimate++ },
+		"demand":             func(w *Workload) { w.Jobs[0].Stages[0].Demand[1]++ },
+		"parents":            func(w *Workload) { w.Jobs[0].Stages[1].Parents = nil },
+		"capacity":           func(w *Workload) { w.Cluster.Machines[1].Capacity[0]++ },
+		"pooled":             func(w *Workload) { w.Cluster.Pooled = true },
+		"class":              func(w *Workload) { w.Jobs[0].Class = "slo" },
+		"utility":            func(w *Workload) { w.Jobs[0].Utility = &Utility{Kind: UtilityConstant, Priority: 1} },
+		"placement kind":     func(w *Workload) { w.Jobs[0].Placement = Placement{Kind: PlacementGPU, Hard: true} },
+		"placement hard":     func(w *Workload) { w.Jobs[0].Placement = Placement{Hard: true} },
+		"placement slowdown": func(w *Workload) { w.Jobs[0].Placement = Placement{Slowdown: 1.5} },
 	} {
 		w := twoStage()
 		change(w)
 		if w.Hash() == base {
 			t.Errorf("changing %s left the hash unchanged", name)
+		}
+	}
+	// Each placement field on its own changes the hash of a constrained job.
+	constrained := func(p Placement) string {
+		w := twoStage()
+		w.Jobs[0].Placement = p
+		return w.Hash()
+	}
+	soft := Placement{Kind: PlacementRack, Slowdown: 1.5}
+	for name, p := range map[string]Placement{
+		"kind":     {Kind: PlacementGPU, Slowdown: 1.5},
+		"hard":     {Kind: PlacementRack, Hard: true, Slowdown: 1.5},
+		"slowdown": {Kind: PlacementRack, Slowdown: 1.4},
+	} {
+		if constrained(p) == constrained(soft) {
+			t.Errorf("changing placement %s left the hash unchanged", name)
 		}
 	}
 	w := twoStage()

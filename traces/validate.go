@@ -56,8 +56,9 @@ func (w *Workload) SortJobs() {
 }
 
 // Validate checks everything the engine relies on: jobs sorted by submit time, non-negative
-// times, stages with at least one task, positive durations, demands that fit on some machine,
-// parents in range and an acyclic DAG. The first problem found is returned as an *InvalidError.
+// times, well-formed placement constraints (a known kind; a finite slowdown, ≥ 1 when soft),
+// stages with at least one task, positive durations, demands that fit on some machine, parents in
+// range and an acyclic DAG. The first problem found is returned as an *InvalidError.
 func (w *Workload) Validate() error {
 	if len(w.Dims) == 0 || len(w.Dims) > MaxDims {
 		return &InvalidError{Job: -1, Field: "dims", Msg: fmt.Sprintf("need 1..%d resource dimensions, have %d", MaxDims, len(w.Dims))}
@@ -95,6 +96,9 @@ func (w *Workload) Validate() error {
 		}
 		if j.Weight < 0 || math.IsNaN(j.Weight) || math.IsInf(j.Weight, 0) {
 			return bad(-1, "weight", "must be a finite number ≥ 0, got %v", j.Weight)
+		}
+		if err := checkPlacement(j.Placement); err != "" {
+			return bad(-1, "placement", "%s", err)
 		}
 		if len(j.Stages) == 0 {
 			return bad(-1, "stages", "job has no stages")
@@ -143,6 +147,26 @@ func (w *Workload) Validate() error {
 		}
 	}
 	return nil
+}
+
+// checkPlacement describes what is wrong with p, or returns "".
+func checkPlacement(p Placement) string {
+	s := p.Slowdown
+	switch {
+	case math.IsNaN(s) || math.IsInf(s, 0):
+		return fmt.Sprintf("slowdown must be finite, got %v", s)
+	case p.Kind == PlacementNone:
+		if p.Hard || s != 0 {
+			return fmt.Sprintf("no kind, but hard = %v and slowdown %v (want neither)", p.Hard, s)
+		}
+	case p.Kind != PlacementGPU && p.Kind != PlacementRack:
+		return fmt.Sprintf("unknown kind %q (want %q, %q or none)", p.Kind, PlacementGPU, PlacementRack)
+	case !p.Hard && s < 1:
+		return fmt.Sprintf("soft %s constraint needs slowdown ≥ 1, got %v", p.Kind, s)
+	case p.Hard && s != 0 && s < 1:
+		return fmt.Sprintf("hard %s constraint with slowdown %v (want 0, or ≥ 1)", p.Kind, s)
+	}
+	return ""
 }
 
 // cycle returns a stage on a dependency cycle, or -1 if the DAG is acyclic.
@@ -251,6 +275,18 @@ func hashJob(h hash.Hash, j *Job, i64 func(int64), f64 func(float64), str func(s
 		i64(u.Target)
 	} else {
 		str("")
+	}
+	// A placement constraint is hashed only when present, behind a -1 marker that no stage count
+	// can equal, so workloads without constraints keep the hashes they had before the field.
+	if p := j.Placement; !p.IsZero() {
+		i64(-1)
+		str(p.Kind)
+		if p.Hard {
+			i64(1)
+		} else {
+			i64(0)
+		}
+		f64(p.Slowdown)
 	}
 	i64(int64(len(j.Stages)))
 	for si := range j.Stages {

@@ -18,6 +18,7 @@ import (
 	"github.com/apache/arrow/go/v15/parquet/file"
 	"github.com/apache/arrow/go/v15/parquet/pqarrow"
 
+	"github.com/schedlab/schedlab/internal/testutil"
 	"github.com/schedlab/schedlab/policies/predict"
 	"github.com/schedlab/schedlab/traces"
 )
@@ -315,26 +316,10 @@ func TestReproduceQuick(t *testing.T) {
 	}
 }
 
+// golden compares got with testdata/golden/name (see testutil.Golden).
 func golden(t *testing.T, name, got string) {
 	t.Helper()
-	path := filepath.Join("testdata", "golden", name)
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./experiments/jvu -update)", err)
-	}
-	if got != string(want) {
-		os.WriteFile(path+".got", []byte(got), 0o644)
-		t.Errorf("output differs from %s (see %s.got)", path, path)
-	}
+	testutil.Golden(t, filepath.Join("testdata", "golden", name), []byte(got), *update)
 }
 
 // TestReproducePaperFig12 runs the headline reproduction on the whole month when the data is

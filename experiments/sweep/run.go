@@ -348,7 +348,7 @@ type manifestCell struct {
 	Index  int       `json:"cell"`
 	Key    string    `json:"key"`
 	Values []*string `json:"values"`
-	Seed   int64    `json:"seed"`
+	Seed   int64     `json:"seed"`
 }
 
 func manifestCellOf(p *Plan, c *Cell) manifestCell {

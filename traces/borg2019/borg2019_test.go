@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/schedlab/schedlab/internal/testutil"
 )
 
 const job2011 = "0,,3418309,0,70s3v5qRyCO/1PCdI6fVXnrW8FU/w+5CKRSa72xgcIo=,3,IHgtoxEBuUTHNbUeVs4hzptMY4n8rZKLbZg+Jh5fNG4=,wAmgn2H74cdoMuSFwJF3NaUEaudVBTZ0/HaNZBwIpEQ=\n"
@@ -83,34 +85,9 @@ func TestDetectFile(t *testing.T) {
 	}
 }
 
-func sharedData(t testing.TB, sub string) string {
-	t.Helper()
-	dir := os.Getenv("SCHEDLAB_SHARED_DATA")
-	if dir == "" {
-		wd, err := os.Getwd()
-		if err != nil {
-			t.Fatal(err)
-		}
-		for d := wd; ; d = filepath.Dir(d) {
-			if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
-				dir = filepath.Join(d, "..", "shared", "data")
-				break
-			}
-			if filepath.Dir(d) == d {
-				break
-			}
-		}
-	}
-	p := filepath.Join(dir, sub)
-	if _, err := os.Stat(p); dir == "" || err != nil {
-		t.Skipf("shared trace data %s not found (set SCHEDLAB_SHARED_DATA or place it at ../shared/data next to the repository root)", sub)
-	}
-	return p
-}
-
 // TestShared2011NotFlagged checks that real 2011 parts and fixtures are not mistaken for 2019.
 func TestShared2011NotFlagged(t *testing.T) {
-	dir := sharedData(t, "google2011")
+	dir := testutil.SharedData(t, "google2011")
 	var files []string
 	for _, pat := range []string{"job_events/part-0000[0-4]-*.csv.gz", "task_events/part-0000[0-2]-*.csv.gz", "fixtures/*.csv", "*.csv", "*.txt"} {
 		m, err := filepath.Glob(filepath.Join(dir, pat))

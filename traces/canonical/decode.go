@@ -20,7 +20,7 @@ type decoder struct {
 	cur    traces.Job
 	filled int
 
-	strs   [8]strReader
+	strs   [9]strReader
 	slab   []traces.Stage
 	i64Buf []int64
 	i32Buf []int32
@@ -36,13 +36,15 @@ const (
 	kStr
 	kListI64
 	kListI32
+	kBool
 )
 
 var columnKinds = map[string]kind{
 	ColJobID: kI64, ColName: kStr, ColSubmit: kI64, ColQueue: kStr, ColClass: kStr, ColPriority: kI64,
 	ColWeight: kF64, ColUser: kStr, ColJobName: kStr, ColLogicalJobName: kStr, ColDeadline: kI64,
 	ColUtilityKind: kStr, ColUtilityPriority: kF64, ColUtilityDecay: kF64, ColUtilitySlope: kF64,
-	ColUtilityTarget: kI64, ColNumStages: kI32, ColStage: kI32, ColStageName: kStr, ColTasks: kI32,
+	ColUtilityTarget: kI64, ColPlacementKind: kStr, ColPlacementHard: kBool, ColPlacementSlowdown: kF64,
+	ColNumStages: kI32, ColStage: kI32, ColStageName: kStr, ColTasks: kI32,
 	ColDuration: kI64, ColEstimate: kI64, ColTaskDurations: kListI64, ColParents: kListI32,
 }
 
@@ -72,6 +74,8 @@ func kindOK(k kind, t arrow.DataType) bool {
 		return t.ID() == arrow.FLOAT64
 	case kStr:
 		return isString(t)
+	case kBool:
+		return t.ID() == arrow.BOOL
 	case kListI64, kListI32:
 		lt, ok := t.(*arrow.ListType)
 		if !ok {
@@ -85,10 +89,16 @@ func kindOK(k kind, t arrow.DataType) bool {
 	return false
 }
 
-// init checks that schema has every canonical column with a compatible type.
-func (d *decoder) init(schema *arrow.Schema) error {
+// init checks that schema has every canonical column of the file's layout version with a
+// compatible type. The columns added in version 2 get index -1 in a version 1 file (which has
+// no such columns, and whose columns of those names, if any, are not schedlab's).
+func (d *decoder) init(schema *arrow.Schema, version string) error {
 	d.idx = make(map[string]int, len(columnKinds))
 	for _, f := range Schema.Fields() {
+		if version == schemaVersion1 && sinceVersion2[f.Name] {
+			d.idx[f.Name] = -1
+			continue
+		}
 		is := schema.FieldIndices(f.Name)
 		if len(is) != 1 {
 			return fmt.Errorf("column %q: %d columns of that name, want 1", f.Name, len(is))
@@ -129,6 +139,18 @@ func (d *decoder) f64(rec arrow.Record, name string) ([]float64, error) {
 		return nil, d.nullError(a, name)
 	}
 	return a.Float64Values(), nil
+}
+
+// boolean returns the named bool column, or nil when the file lacks it (version 1).
+func (d *decoder) boolean(rec arrow.Record, name string) (*array.Boolean, error) {
+	if d.idx[name] < 0 {
+		return nil, nil
+	}
+	a := rec.Column(d.idx[name]).(*array.Boolean)
+	if a.NullN() > 0 {
+		return nil, d.nullError(a, name)
+	}
+	return a, nil
 }
 
 func (d *decoder) nullError(a arrow.Array, name string) error {
@@ -203,9 +225,10 @@ const (
 	sLogical
 	sUKind
 	sStageName
+	sPKind
 )
 
-var strCols = [8]string{ColName, ColQueue, ColClass, ColUser, ColJobName, ColLogicalJobName, ColUtilityKind, ColStageName}
+var strCols = [9]string{ColName, ColQueue, ColClass, ColUser, ColJobName, ColLogicalJobName, ColUtilityKind, ColStageName, ColPlacementKind}
 
 // listReader reads a list<int64>/list<int32> column into one slab per batch.
 type listReader[T int64 | int32] struct {
@@ -282,7 +305,7 @@ func (d *decoder) decode(rec arrow.Record, dst []traces.Job) ([]traces.Job, erro
 		return v
 	}
 	getF := func(name string) []float64 {
-		if err != nil {
+		if err != nil || d.idx[name] < 0 {
 			return nil
 		}
 		var v []float64
@@ -297,10 +320,19 @@ func (d *decoder) decode(rec arrow.Record, dst []traces.Job) ([]traces.Job, erro
 	}
 	weight, uPrio, uDecay, uSlope := getF(ColWeight), getF(ColUtilityPriority), getF(ColUtilityDecay), getF(ColUtilitySlope)
 	numStages, stage, tasks := get32(ColNumStages), get32(ColStage), get32(ColTasks)
+	pSlowdown := getF(ColPlacementSlowdown)
 	if err != nil {
 		return dst, err
 	}
+	pHard, err := d.boolean(rec, ColPlacementHard)
+	if err != nil {
+		return dst, err
+	}
+	placed := d.idx[ColPlacementKind] >= 0 // false for version 1 files
 	for k := range d.strs {
+		if d.idx[strCols[k]] < 0 {
+			continue
+		}
 		d.strs[k].name = strCols[k]
 		if err := d.strs[k].set(rec.Column(d.idx[strCols[k]])); err != nil {
 			return dst, fmt.Errorf("row %d: %w", d.row, err)
@@ -354,6 +386,9 @@ func (d *decoder) decode(rec arrow.Record, dst []traces.Job) ([]traces.Job, erro
 			}
 			if !d.strs[sUKind].col.IsNull(i) {
 				j.Utility = &traces.Utility{Kind: traces.UtilityKind(d.strs[sUKind].value(i)), Priority: uPrio[i], Decay: uDecay[i], Slope: uSlope[i], Target: uTarget[i]}
+			}
+			if placed {
+				j.Placement = traces.Placement{Kind: d.strs[sPKind].value(i), Hard: pHard.Value(i), Slowdown: pSlowdown[i]}
 			}
 			if ns == 0 {
 				continue

@@ -37,6 +37,29 @@ func (c *f64Col) array() arrow.Array {
 		[]*memory.Buffer{nil, memory.NewBufferBytes(arrow.Float64Traits.CastToBytes(c.v))}, nil, 0, 0))
 }
 
+// boolCol is a non-nullable bool column: an Arrow bitmap.
+type boolCol struct {
+	bits []byte
+	n    int
+}
+
+func (c *boolCol) append(b bool) {
+	if c.n%8 == 0 {
+		c.bits = append(c.bits, 0)
+	}
+	if b {
+		bitutil.SetBit(c.bits, c.n)
+	}
+	c.n++
+}
+
+func (c *boolCol) reset() { c.bits, c.n = c.bits[:0], 0 }
+
+func (c *boolCol) array() arrow.Array {
+	return array.NewBooleanData(array.NewData(arrow.FixedWidthTypes.Boolean, c.n,
+		[]*memory.Buffer{nil, memory.NewBufferBytes(c.bits)}, nil, 0, 0))
+}
+
 // validity is an Arrow validity bitmap under construction.
 type validity struct {
 	bits  []byte
@@ -165,9 +188,11 @@ type encoder struct {
 
 	jobID, submit, priority, deadline, uTarget, duration, estimate i64Col
 	demand                                                         [traces.MaxDims]i64Col
-	weight, uPriority, uDecay, uSlope                              f64Col
+	weight, uPriority, uDecay, uSlope, pSlowdown                   f64Col
 	numStages, stage, tasks                                        i32Col
 	name, queue, class, user, jobName, logical, uKind, stageName   strCol
+	pKind                                                          strCol
+	pHard                                                          boolCol
 	taskDurations, parents                                         listCol
 }
 
@@ -189,7 +214,7 @@ func (e *encoder) full(batchRows int) bool {
 		return true
 	}
 	n := 0
-	for _, c := range []*strCol{&e.name, &e.queue, &e.class, &e.user, &e.jobName, &e.logical, &e.uKind, &e.stageName} {
+	for _, c := range []*strCol{&e.name, &e.queue, &e.class, &e.user, &e.jobName, &e.logical, &e.uKind, &e.stageName, &e.pKind} {
 		n = max(n, len(c.data))
 	}
 	return n > byteBudget || len(e.taskDurations.i64) > byteBudget/8 || len(e.parents.i32) > byteBudget/4
@@ -227,6 +252,9 @@ func (e *encoder) add(j *traces.Job) error {
 			e.uSlope.v = append(e.uSlope.v, 0)
 			e.uTarget.v = append(e.uTarget.v, 0)
 		}
+		e.pKind.append(j.Placement.Kind)
+		e.pHard.append(j.Placement.Hard)
+		e.pSlowdown.v = append(e.pSlowdown.v, j.Placement.Slowdown)
 		e.numStages.v = append(e.numStages.v, int32(n))
 		e.stage.v = append(e.stage.v, int32(s))
 		if n == 0 {
@@ -265,7 +293,7 @@ func (e *encoder) record() arrow.Record {
 		e.jobID.array(), e.name.array(), e.submit.array(), e.queue.array(), e.class.array(),
 		e.priority.array(), e.weight.array(), e.user.array(), e.jobName.array(), e.logical.array(),
 		e.deadline.array(), e.uKind.array(), e.uPriority.array(), e.uDecay.array(), e.uSlope.array(),
-		e.uTarget.array(), e.numStages.array(), e.stage.array(), e.stageName.array(), e.tasks.array())
+		e.uTarget.array(), e.pKind.array(), e.pHard.array(), e.pSlowdown.array(), e.numStages.array(), e.stage.array(), e.stageName.array(), e.tasks.array())
 	for d := range e.demand {
 		cols = append(cols, e.demand[d].array())
 	}
@@ -285,15 +313,16 @@ func (e *encoder) reset() {
 	for d := range e.demand {
 		e.demand[d].v = e.demand[d].v[:0]
 	}
-	for _, c := range []*f64Col{&e.weight, &e.uPriority, &e.uDecay, &e.uSlope} {
+	for _, c := range []*f64Col{&e.weight, &e.uPriority, &e.uDecay, &e.uSlope, &e.pSlowdown} {
 		c.v = c.v[:0]
 	}
 	for _, c := range []*i32Col{&e.numStages, &e.stage, &e.tasks} {
 		c.v = c.v[:0]
 	}
-	for _, c := range []*strCol{&e.name, &e.queue, &e.class, &e.user, &e.jobName, &e.logical, &e.uKind, &e.stageName} {
+	for _, c := range []*strCol{&e.name, &e.queue, &e.class, &e.user, &e.jobName, &e.logical, &e.uKind, &e.stageName, &e.pKind} {
 		c.reset()
 	}
+	e.pHard.reset()
 	e.taskDurations.reset()
 	e.parents.reset()
 }

@@ -101,7 +101,7 @@ func openArrow(path string) (r *Reader, err error) {
 		return nil, fmt.Errorf("canonical: %s: %w", path, err)
 	}
 	md := fr.Schema().Metadata()
-	meta, err := parseMeta(func(k string) (string, bool) {
+	meta, version, err := parseMeta(func(k string) (string, bool) {
 		i := md.FindKey(k)
 		if i < 0 {
 			return "", false
@@ -130,7 +130,7 @@ func openArrow(path string) (r *Reader, err error) {
 			return err
 		},
 	}
-	if err := r.dec.init(fr.Schema()); err != nil {
+	if err := r.dec.init(fr.Schema(), version); err != nil {
 		fr.Close()
 		return nil, fmt.Errorf("canonical: %s: %w", path, err)
 	}
@@ -148,7 +148,7 @@ func openParquet(path string) (r *Reader, err error) {
 		return nil, fmt.Errorf("canonical: %s: %w", path, err)
 	}
 	kv := pf.MetaData().KeyValueMetadata()
-	meta, err := parseMeta(func(k string) (string, bool) {
+	meta, version, err := parseMeta(func(k string) (string, bool) {
 		v := kv.FindValue(k)
 		if v == nil {
 			return "", false
@@ -175,7 +175,7 @@ func openParquet(path string) (r *Reader, err error) {
 		return fail(err)
 	}
 	r = &Reader{path: path, format: Parquet, meta: meta, schema: schema, rows: pf.NumRows(), closeFn: pf.Close}
-	if err := r.dec.init(schema); err != nil {
+	if err := r.dec.init(schema, version); err != nil {
 		return fail(err)
 	}
 	// Read one row group at a time: a batch that crossed row groups would have to concatenate

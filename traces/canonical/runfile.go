@@ -117,6 +117,18 @@ func (w *runWriter) write(j *traces.Job) error {
 	} else {
 		w.buf = append(w.buf, 0)
 	}
+	if p := j.Placement; p.IsZero() {
+		w.buf = append(w.buf, 0)
+	} else {
+		w.buf = append(w.buf, 1)
+		w.str(p.Kind)
+		if p.Hard {
+			w.buf = append(w.buf, 1)
+		} else {
+			w.buf = append(w.buf, 0)
+		}
+		w.f64(p.Slowdown)
+	}
 	w.optLen(len(j.Stages), j.Stages == nil)
 	for i := range j.Stages {
 		s := &j.Stages[i]
@@ -313,6 +325,9 @@ func (r *runReader) next() (*traces.Job, error) {
 	j.Deadline = r.i64()
 	if r.byte() == 1 {
 		j.Utility = &traces.Utility{Kind: traces.UtilityKind(r.str()), Priority: r.f64(), Decay: r.f64(), Slope: r.f64(), Target: r.i64()}
+	}
+	if r.byte() == 1 {
+		j.Placement = traces.Placement{Kind: r.str(), Hard: r.byte() == 1, Slowdown: r.f64()}
 	}
 	if n, ok := r.optLen(); ok {
 		if cap(r.stages) < n {

@@ -35,8 +35,16 @@ import (
 )
 
 // SchemaVersion is the layout version written to every file's "schedlab.version" metadata key.
-// Readers reject files with a different version.
-const SchemaVersion = "1"
+// Version 2 added the placement_kind, placement_hard and placement_slowdown columns. Readers
+// also accept version 1 files (without them: every job has the zero traces.Placement) and reject
+// any other version.
+const SchemaVersion = "2"
+
+// schemaVersion1 is the previous layout, read for compatibility.
+const schemaVersion1 = "1"
+
+// sinceVersion2 are the columns a version 1 file lacks.
+var sinceVersion2 = map[string]bool{ColPlacementKind: true, ColPlacementHard: true, ColPlacementSlowdown: true}
 
 // Metadata keys of the workload-level fields.
 const (
@@ -65,14 +73,18 @@ const (
 	ColUtilityDecay    = "utility_decay"
 	ColUtilitySlope    = "utility_slope"
 	ColUtilityTarget   = "utility_target"
-	ColNumStages       = "num_stages"
-	ColStage           = "stage"
-	ColStageName       = "stage_name"
-	ColTasks           = "tasks"
-	ColDuration        = "duration"
-	ColEstimate        = "estimate"
-	ColTaskDurations   = "task_durations"
-	ColParents         = "parents"
+	// Placement columns (since version 2): the job's traces.Placement.
+	ColPlacementKind     = "placement_kind"
+	ColPlacementHard     = "placement_hard"
+	ColPlacementSlowdown = "placement_slowdown"
+	ColNumStages         = "num_stages"
+	ColStage             = "stage"
+	ColStageName         = "stage_name"
+	ColTasks             = "tasks"
+	ColDuration          = "duration"
+	ColEstimate          = "estimate"
+	ColTaskDurations     = "task_durations"
+	ColParents           = "parents"
 )
 
 // ColDemand returns the name of the column holding per-task demand in dimension d (0..5).
@@ -117,7 +129,8 @@ func FormatOf(path string) (Format, error) {
 //	job_id int64, name utf8, submit int64 (µs), queue utf8, class utf8, priority int64,
 //	weight float64, user utf8, job_name utf8, logical_job_name utf8, deadline int64 (µs),
 //	utility_kind utf8?, utility_priority float64, utility_decay float64, utility_slope float64,
-//	utility_target int64 (µs), num_stages int32, stage int32 (index within the job),
+//	utility_target int64 (µs), placement_kind utf8 ("" = no constraint), placement_hard bool,
+//	placement_slowdown float64, num_stages int32, stage int32 (index within the job),
 //	stage_name utf8, tasks int32, demand_0..demand_5 int64 (fixed point, traces.Unit per unit),
 //	duration int64 (µs), estimate int64 (µs), task_durations list<int64>?, parents list<int32>?
 var Schema = newSchema()
@@ -133,7 +146,8 @@ func newSchema() *arrow.Schema {
 		req(ColPriority, i64), req(ColWeight, f64), req(ColUser, str), req(ColJobName, str),
 		req(ColLogicalJobName, str), req(ColDeadline, i64), opt(ColUtilityKind, str),
 		req(ColUtilityPriority, f64), req(ColUtilityDecay, f64), req(ColUtilitySlope, f64),
-		req(ColUtilityTarget, i64), req(ColNumStages, i32), req(ColStage, i32), req(ColStageName, str),
+		req(ColUtilityTarget, i64), req(ColPlacementKind, str), req(ColPlacementHard, arrow.FixedWidthTypes.Boolean),
+		req(ColPlacementSlowdown, f64), req(ColNumStages, i32), req(ColStage, i32), req(ColStageName, str),
 		req(ColTasks, i32),
 	}
 	for d := 0; d < traces.MaxDims; d++ {
@@ -307,33 +321,33 @@ func (m Meta) metadata() (arrow.Metadata, error) {
 // errMeta reports a problem with a file's workload metadata.
 var errMeta = errors.New("bad metadata")
 
-// parseMeta decodes workload metadata; find returns a key's value and whether it is present.
-func parseMeta(find func(key string) (string, bool)) (Meta, error) {
-	var m Meta
+// parseMeta decodes workload metadata and returns it with the file's layout version; find
+// returns a key's value and whether it is present.
+func parseMeta(find func(key string) (string, bool)) (m Meta, version string, err error) {
 	v, ok := find(KeyVersion)
 	if !ok {
-		return m, fmt.Errorf("%w: no %q key (not a schedlab canonical workload)", errMeta, KeyVersion)
+		return m, "", fmt.Errorf("%w: no %q key (not a schedlab canonical workload)", errMeta, KeyVersion)
 	}
-	if v != SchemaVersion {
-		return m, fmt.Errorf("%w: %s %q, this schedlab reads version %q", errMeta, KeyVersion, v, SchemaVersion)
+	if v != SchemaVersion && v != schemaVersion1 {
+		return m, "", fmt.Errorf("%w: %s %q, this schedlab reads versions %q and %q", errMeta, KeyVersion, v, schemaVersion1, SchemaVersion)
 	}
 	m.Name, _ = find(KeyName)
 	m.Source, _ = find(KeySource)
 	if s, ok := find(KeyDims); ok {
 		if err := json.Unmarshal([]byte(s), &m.Dims); err != nil {
-			return m, fmt.Errorf("%w: %s: %v", errMeta, KeyDims, err)
+			return m, "", fmt.Errorf("%w: %s: %v", errMeta, KeyDims, err)
 		}
 	}
 	if s, ok := find(KeyCluster); ok {
 		var jc jsonCluster
 		if err := json.Unmarshal([]byte(s), &jc); err != nil {
-			return m, fmt.Errorf("%w: %s: %v", errMeta, KeyCluster, err)
+			return m, "", fmt.Errorf("%w: %s: %v", errMeta, KeyCluster, err)
 		}
 		c, err := decodeCluster(jc)
 		if err != nil {
-			return m, fmt.Errorf("%w: %s: %v", errMeta, KeyCluster, err)
+			return m, "", fmt.Errorf("%w: %s: %v", errMeta, KeyCluster, err)
 		}
 		m.Cluster = c
 	}
-	return m, nil
+	return m, v, nil
 }

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/schedlab/schedlab/internal/testutil"
 	"github.com/schedlab/schedlab/traces"
 )
 
@@ -31,25 +32,10 @@ func dump(w *traces.Workload) string {
 	return b.String()
 }
 
+// checkGolden compares got with testdata/golden/<name>.golden (see testutil.Golden).
 func checkGolden(t *testing.T, name, got string) {
 	t.Helper()
-	path := filepath.Join("testdata", "golden", name+".golden")
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if string(want) != got {
-		t.Errorf("%s differs from %s (run go test -update after checking the change):\n got:\n%s\nwant:\n%s", name, path, got, want)
-	}
+	testutil.Golden(t, filepath.Join("testdata", "golden", name+".golden"), []byte(got), *update)
 }
 
 func TestGolden(t *testing.T) {
@@ -224,35 +210,10 @@ func TestCorrupt(t *testing.T) {
 	}
 }
 
-func sharedData(t testing.TB, sub string) string {
-	t.Helper()
-	dir := os.Getenv("SCHEDLAB_SHARED_DATA")
-	if dir == "" {
-		wd, err := os.Getwd()
-		if err != nil {
-			t.Fatal(err)
-		}
-		for d := wd; ; d = filepath.Dir(d) {
-			if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
-				dir = filepath.Join(d, "..", "shared", "data")
-				break
-			}
-			if filepath.Dir(d) == d {
-				break
-			}
-		}
-	}
-	p := filepath.Join(dir, sub)
-	if _, err := os.Stat(p); dir == "" || err != nil {
-		t.Skipf("shared trace data %s not found (set SCHEDLAB_SHARED_DATA or place it at ../shared/data next to the repository root)", sub)
-	}
-	return p
-}
-
 // TestSharedData reads every input size and checks stage, edge and task counts against
 // summary.csv (written when the .npy files were converted).
 func TestSharedData(t *testing.T) {
-	dir := sharedData(t, "decima-tpch")
+	dir := testutil.SharedData(t, "decima-tpch")
 	raw, err := os.ReadFile(filepath.Join(dir, "summary.csv"))
 	if err != nil {
 		t.Fatal(err)

@@ -10,13 +10,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/schedlab/schedlab/internal/testutil"
 	"github.com/schedlab/schedlab/traces/canonical"
 )
 
 // jobParts returns the first n job_events parts of the shared data and their total size, or
 // skips the benchmark.
 func jobParts(b *testing.B, n int) ([]string, int64) {
-	dir := sharedData(b, "google2011/job_events")
+	dir := testutil.SharedData(b, "google2011/job_events")
 	var files []string
 	var size int64
 	for i := range n {

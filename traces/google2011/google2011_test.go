@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/schedlab/schedlab/internal/testutil"
 	"github.com/schedlab/schedlab/traces"
 	"github.com/schedlab/schedlab/traces/canonical"
 )
@@ -461,7 +462,7 @@ func TestSharedMonth(t *testing.T) {
 	if testing.Short() || raceEnabled {
 		t.Skip("skipped with -short and -race")
 	}
-	dir := sharedData(t, "google2011/job_events")
+	dir := testutil.SharedData(t, "google2011/job_events")
 	files, _ := filepath.Glob(filepath.Join(dir, "part-*-of-00500.csv.gz"))
 	if len(files) != 500 {
 		t.Skipf("%d job_events parts, want all 500", len(files))
@@ -490,7 +491,7 @@ func TestSharedTaskEvents(t *testing.T) {
 	if testing.Short() || raceEnabled {
 		t.Skip("skipped with -short and -race")
 	}
-	root := sharedData(t, "google2011")
+	root := testutil.SharedData(t, "google2011")
 	var jobs, tasks []string
 	for i := range 10 {
 		jobs = append(jobs, filepath.Join(root, "job_events", fmt.Sprintf("part-%05d-of-00500.csv.gz", i)))

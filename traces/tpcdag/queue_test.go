@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/schedlab/schedlab/internal/testutil"
 )
 
 func dumpQueues(qs []Queue) string {
@@ -105,7 +107,7 @@ func TestQueuesCorrupt(t *testing.T) {
 }
 
 func TestSharedQueues(t *testing.T) {
-	dir := sharedData(t, "tpc-dags/input_bopf_2017-01-26")
+	dir := testutil.SharedData(t, "tpc-dags/input_bopf_2017-01-26")
 	want := map[string]int{
 		"queue_input.txt": 2, "queue_input_multi_batches.txt": 5, "queue_input_multi_interactives.txt": 5,
 		"root_queue_input_1_1_1000_BB.txt": 2, "root_queue_input_1_8_40_TPC_H.txt": 9,

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/schedlab/schedlab/internal/testutil"
 	"github.com/schedlab/schedlab/traces"
 )
 
@@ -32,25 +33,10 @@ func dump(w *traces.Workload) string {
 	return b.String()
 }
 
+// checkGolden compares got with testdata/golden/<name>.golden (see testutil.Golden).
 func checkGolden(t *testing.T, name, got string) {
 	t.Helper()
-	path := filepath.Join("testdata", "golden", name+".golden")
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if string(want) != got {
-		t.Errorf("%s differs from %s (run go test -update after checking the change):\n got:\n%s\nwant:\n%s", name, path, got, want)
-	}
+	testutil.Golden(t, filepath.Join("testdata", "golden", name+".golden"), []byte(got), *update)
 }
 
 func TestGolden(t *testing.T) {
@@ -337,34 +323,8 @@ func TestCycleStageOnCycle(t *testing.T) {
 	}
 }
 
-// sharedData returns the shared trace folder, skipping the test when it is absent.
-func sharedData(t testing.TB, sub string) string {
-	t.Helper()
-	dir := os.Getenv("SCHEDLAB_SHARED_DATA")
-	if dir == "" {
-		wd, err := os.Getwd()
-		if err != nil {
-			t.Fatal(err)
-		}
-		for d := wd; ; d = filepath.Dir(d) {
-			if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
-				dir = filepath.Join(d, "..", "shared", "data")
-				break
-			}
-			if filepath.Dir(d) == d {
-				break
-			}
-		}
-	}
-	p := filepath.Join(dir, sub)
-	if _, err := os.Stat(p); dir == "" || err != nil {
-		t.Skipf("shared trace data %s not found (set SCHEDLAB_SHARED_DATA or place it at ../shared/data next to the repository root)", sub)
-	}
-	return p
-}
-
 func TestSharedData(t *testing.T) {
-	dir := sharedData(t, "tpc-dags")
+	dir := testutil.SharedData(t, "tpc-dags")
 	tests := []struct {
 		file                string
 		o                   Options

@@ -34,9 +34,11 @@
 //     met; a soft one may be ignored at the cost of running Slowdown (EXP1 1.5, EXP2/EXP3 1.4)
 //     times longer. The runtime drawn is the runtime on preferred resources.
 //
-// traces.Job has no placement-constraint field, so the constraint is recorded in Job.Name (see
-// Constraint and ParseConstraint) — "c<class>/hard:gpu", "c<class>/soft:rack:1.5" — until the
-// model grows one. Other fields: Class and Queue "slo" or "be", Priority 1 for SLO and 0 for
+// The constraint is Job.Placement: Kind KindGPU or KindRack, Hard, and for soft constraints the
+// mix's Slowdown (unconstrained and best-effort jobs have the zero Placement). The replay engine
+// does not enforce it; policies see it in policies.JobInfo.Placement. Job.Name is "c<class>", the
+// job's class index (earlier versions appended the constraint, "c<class>/hard:gpu"; see
+// ParseConstraint). Other fields: Class and Queue "slo" or "be", Priority 1 for SLO and 0 for
 // best-effort jobs, one stage of Tasks tasks each demanding a whole node (NodeCPU cores and
 // NodeMemGB GB: RC256's quad-core, 16 GB nodes), Estimate = Duration (plug a predictor or
 // traces/shape noise in later). The cluster is Racks × RackSize machines ("r<rack>"), the first
@@ -219,55 +221,34 @@ func (o Options) String() string {
 		len(o.Samples), o.Jobs, o.MaxTasks, o.K, o.Joint, o.Mix, o.Racks, o.RackSize, o.GPURacks, f(o.NodeCPU), f(o.NodeMemGB), f(o.Load), f(o.MeanInterarrivalS))
 }
 
-// Constraint is a constrained SLO job's placement preference.
-type Constraint struct {
-	// Kind is "gpu" (all tasks on GPU nodes) or "rack" (all tasks on one rack).
-	Kind string
-	// Hard constraints must be met; soft ones may be ignored at the cost of Slowdown.
-	Hard bool
-	// Slowdown is the runtime factor off the preferred resources (soft constraints only).
-	Slowdown float64
-}
-
-// Constraint kinds.
+// Constraint kinds: the traces.Placement kinds a generated job may carry.
 const (
-	KindGPU  = "gpu"
-	KindRack = "rack"
+	KindGPU  = traces.PlacementGPU  // all tasks on GPU nodes
+	KindRack = traces.PlacementRack // all tasks on one rack
 )
 
-// String renders the constraint as recorded in Job.Name after the class: "hard:gpu" or
-// "soft:rack:1.5".
-func (c Constraint) String() string {
-	if c.Hard {
-		return "hard:" + c.Kind
-	}
-	return "soft:" + c.Kind + ":" + strconv.FormatFloat(c.Slowdown, 'g', -1, 64)
-}
-
-// ParseConstraint reads the constraint from a generated job's name ("c<class>/hard:gpu",
-// "c<class>/soft:rack:1.5"); ok is false for unconstrained jobs and other names.
-func ParseConstraint(name string) (c Constraint, ok bool) {
-	_, spec, found := strings.Cut(name, "/")
-	if !found {
-		return Constraint{}, false
-	}
+// ParseConstraint reads a placement constraint in the form traces.Placement.String renders it,
+// "hard:gpu" or "soft:rack:1.5" (as in earlier versions of this generator, which recorded it in
+// Job.Name after the class: "c<class>/hard:gpu"). ok is false for other strings, including kinds
+// other than gpu and rack and soft slowdowns that are not finite and ≥ 1.
+func ParseConstraint(spec string) (p traces.Placement, ok bool) {
 	parts := strings.Split(spec, ":")
 	switch {
 	case len(parts) == 2 && parts[0] == "hard":
-		c = Constraint{Kind: parts[1], Hard: true}
+		p = traces.Placement{Kind: parts[1], Hard: true}
 	case len(parts) == 3 && parts[0] == "soft":
 		s, err := strconv.ParseFloat(parts[2], 64)
 		if err != nil || !(s >= 1) || math.IsInf(s, 0) {
-			return Constraint{}, false
+			return traces.Placement{}, false
 		}
-		c = Constraint{Kind: parts[1], Slowdown: s}
+		p = traces.Placement{Kind: parts[1], Slowdown: s}
 	default:
-		return Constraint{}, false
+		return traces.Placement{}, false
 	}
-	if c.Kind != KindGPU && c.Kind != KindRack {
-		return Constraint{}, false
+	if p.Kind != KindGPU && p.Kind != KindRack {
+		return traces.Placement{}, false
 	}
-	return c, true
+	return p, true
 }
 
 // SamplesFromWorkload turns a workload's jobs into samples: runtime = the job's critical path of
@@ -383,11 +364,10 @@ func Generate(o Options, r *rand.Rand) (*traces.Workload, error) {
 			}},
 		}
 		if label <= 1 {
-			c := Constraint{Kind: feasible[s[streamKind].IntN(len(feasible))], Hard: label == 0}
-			if !c.Hard {
-				c.Slowdown = mix.Slowdown
+			j.Placement = traces.Placement{Kind: feasible[s[streamKind].IntN(len(feasible))], Hard: label == 0}
+			if !j.Placement.Hard {
+				j.Placement.Slowdown = mix.Slowdown
 			}
-			j.Name += "/" + c.String()
 		}
 		if label <= 2 {
 			j.Queue, j.Class, j.Priority = ClassSLO, ClassSLO, 1

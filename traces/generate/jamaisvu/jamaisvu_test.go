@@ -189,18 +189,24 @@ func TestGenerateMixes(t *testing.T) {
 			for i := range w.Jobs {
 				j := &w.Jobs[i]
 				s := j.Stages[0]
-				c, constrained := ParseConstraint(j.Name)
+				c, constrained := j.Placement, !j.Placement.IsZero()
+				if ci, err := strconv.Atoi(strings.TrimPrefix(j.Name, "c")); err != nil || j.Name != "c"+strconv.Itoa(ci) {
+					t.Fatalf("job %d: name %q, want c<class>", j.ID, j.Name)
+				}
 				switch {
 				case j.Class == ClassBE:
 					be++
 					if constrained || j.Deadline != 0 || j.Priority != 0 || j.Queue != ClassBE {
-						t.Fatalf("best-effort job %d: name %q deadline %d priority %d", j.ID, j.Name, j.Deadline, j.Priority)
+						t.Fatalf("best-effort job %d: placement %+v deadline %d priority %d", j.ID, j.Placement, j.Deadline, j.Priority)
 					}
 					continue
 				case !constrained:
 					none++
 				case c.Hard:
 					hard++
+					if c.Slowdown != 0 {
+						t.Errorf("job %d: hard constraint with slowdown %v", j.ID, c.Slowdown)
+					}
 				default:
 					soft++
 					if c.Slowdown != tc.slowdown {
@@ -282,7 +288,7 @@ func TestGenerateStatistics(t *testing.T) {
 	counts := make([]int, 3)
 	var work float64
 	for _, j := range w.Jobs {
-		ci, _ := strconv.Atoi(strings.TrimPrefix(strings.SplitN(j.Name, "/", 2)[0], "c"))
+		ci, _ := strconv.Atoi(strings.TrimPrefix(j.Name, "c"))
 		counts[ci]++
 		work += float64(j.Stages[0].Tasks) * traces.Seconds(j.Stages[0].Duration)
 	}
@@ -301,7 +307,7 @@ func TestGenerateStatistics(t *testing.T) {
 	// Within class 0, the PMF splits alice and bob evenly.
 	users := map[string]int{}
 	for _, j := range w.Jobs {
-		if strings.HasPrefix(j.Name, "c0") {
+		if j.Name == "c0" {
 			users[j.Features.User]++
 		}
 	}
@@ -384,7 +390,7 @@ func TestConstrainedJobsMustFit(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, j := range w.Jobs {
-		if c, ok := ParseConstraint(j.Name); ok && c.Kind != KindGPU {
+		if c := j.Placement; !c.IsZero() && c.Kind != KindGPU {
 			t.Fatalf("job %d with %d tasks got constraint %v", j.ID, j.Stages[0].Tasks, c)
 		}
 	}
@@ -423,26 +429,29 @@ func TestParseMix(t *testing.T) {
 
 func TestParseConstraint(t *testing.T) {
 	tests := []struct {
-		name string
-		want Constraint
+		spec string
+		want traces.Placement
 		ok   bool
 	}{
-		{"c2/hard:gpu", Constraint{Kind: KindGPU, Hard: true}, true},
-		{"c0/soft:rack:1.5", Constraint{Kind: KindRack, Slowdown: 1.5}, true},
-		{"c0", Constraint{}, false},
-		{"c0/soft:rack", Constraint{}, false},
-		{"c0/soft:rack:0.5", Constraint{}, false},
-		{"c0/hard:tpu", Constraint{}, false},
-		{"c0/hard:gpu:2", Constraint{}, false},
+		{"hard:gpu", traces.Placement{Kind: KindGPU, Hard: true}, true},
+		{"soft:rack:1.5", traces.Placement{Kind: KindRack, Slowdown: 1.5}, true},
+		{"", traces.Placement{}, false},
+		{"c2/hard:gpu", traces.Placement{}, false},
+		{"soft:rack", traces.Placement{}, false},
+		{"soft:rack:0.5", traces.Placement{}, false},
+		{"soft:rack:NaN", traces.Placement{}, false},
+		{"soft:rack:+Inf", traces.Placement{}, false},
+		{"hard:tpu", traces.Placement{}, false},
+		{"hard:gpu:2", traces.Placement{}, false},
 	}
 	for _, tc := range tests {
-		got, ok := ParseConstraint(tc.name)
+		got, ok := ParseConstraint(tc.spec)
 		if ok != tc.ok || got != tc.want {
-			t.Errorf("ParseConstraint(%q) = %+v, %v; want %+v, %v", tc.name, got, ok, tc.want, tc.ok)
+			t.Errorf("ParseConstraint(%q) = %+v, %v; want %+v, %v", tc.spec, got, ok, tc.want, tc.ok)
 		}
 		if ok {
-			if back, _ := ParseConstraint("c0/" + got.String()); back != got {
-				t.Errorf("%v does not round-trip through String", got)
+			if back, _ := ParseConstraint(got.String()); back != got {
+				t.Errorf("%v does not round-trip through traces.Placement.String", got)
 			}
 		}
 	}
