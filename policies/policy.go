@@ -65,8 +65,11 @@ type JobInfo struct {
 	Features traces.Features
 	Deadline traces.Time // 0 = none
 	Utility  *traces.Utility
-	Stages   []StageInfo
-	Tasks    int64 // total tasks
+	// Placement is the job's placement constraint (zero: none). The engine does not enforce it:
+	// honouring a hard constraint, and weighing a soft one's slowdown, is the policy's business.
+	Placement traces.Placement
+	Stages    []StageInfo
+	Tasks     int64 // total tasks
 }
 
 // StageInfo is the scheduler-visible description of a stage.

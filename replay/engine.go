@@ -219,7 +219,7 @@ func New(w *traces.Workload, p policies.Policy, cfg Config) (*Engine, error) {
 		j.info = policies.JobInfo{
 			ID: src.ID, Name: src.Name, Submit: src.Submit, Queue: q, Class: src.Class,
 			Priority: src.Priority, Weight: src.Weight, Features: src.Features,
-			Deadline: src.Deadline, Utility: src.Utility, Tasks: src.Tasks(),
+			Deadline: src.Deadline, Utility: src.Utility, Placement: src.Placement, Tasks: src.Tasks(),
 			Stages: make([]policies.StageInfo, len(src.Stages)),
 		}
 		j.stages = make([]stageRT, len(src.Stages))

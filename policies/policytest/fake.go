@@ -181,7 +181,7 @@ func (f *Fake) AddJob(j traces.Job) (policies.JobID, error) {
 	fj := &fakeJob{firstStart: -1}
 	fj.info = policies.JobInfo{
 		ID: j.ID, Name: j.Name, Submit: j.Submit, Queue: f.AddQueue(j.Queue), Class: j.Class,
-		Priority: j.Priority, Weight: j.Weight, Features: j.Features, Deadline: j.Deadline,
+		Priority: j.Priority, Weight: j.Weight, Features: j.Features, Deadline: j.Deadline, Placement: j.Placement,
 		Utility: j.Utility, Tasks: j.Tasks(),
 	}
 	fj.info.Stages = make([]policies.StageInfo, len(j.Stages))

@@ -16,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/apache/arrow/go/v15/arrow"
+	"github.com/apache/arrow/go/v15/arrow/array"
 	"github.com/apache/arrow/go/v15/arrow/ipc"
 
 	"github.com/schedlab/schedlab/traces"
@@ -36,17 +37,19 @@ func edgeWorkload() *traces.Workload {
 			{ID: 2, Name: "", Submit: 5, Queue: "q", Class: "slo", Priority: -3, Weight: 2.5,
 				Features: traces.Features{User: "u", JobName: "jn", LogicalJobName: "ljn"},
 				Deadline: 99, Utility: &traces.Utility{Kind: traces.UtilitySigmoid, Priority: 1, Decay: 0.5, Target: 77},
+				Placement: traces.Placement{Kind: traces.PlacementRack, Slowdown: 1.5},
 				Stages: []traces.Stage{
 					{Name: "a", Tasks: 3, Demand: traces.VecOf(0.19, 0.17), Duration: 10, Estimate: 12},
 					{Name: "b", Tasks: 2, Demand: traces.VecOf(0.1), Duration: 5, TaskDurations: []traces.Time{4, 6}, Parents: []int32{0}},
 					{Name: "c", Tasks: 1, Demand: traces.Vec{1, 2, 3, 4, 5, 6}, Duration: 1, TaskDurations: []traces.Time{}, Parents: []int32{}},
 					{Name: "d", Tasks: 1, Demand: traces.VecOf(0.2), Duration: 1, Parents: []int32{0, 1, 2}},
 				}},
-			{ID: 3, Submit: 5, Utility: &traces.Utility{}, Stages: []traces.Stage{{Tasks: 1, Duration: 1}}},
+			{ID: 3, Submit: 5, Utility: &traces.Utility{}, Placement: traces.Placement{Kind: traces.PlacementGPU, Hard: true}, Stages: []traces.Stage{{Tasks: 1, Duration: 1}}},
 			{ID: -4, Submit: math.MaxInt64, Priority: math.MinInt32, Weight: math.Inf(1), Deadline: math.MinInt64,
-				Utility:  &traces.Utility{Kind: traces.UtilityLinear, Priority: -0.0, Slope: -1e-300, Target: -1},
-				Features: traces.Features{User: "ü\x00ser", JobName: strings.Repeat("x", 1000)},
-				Stages:   []traces.Stage{{Name: "only", Tasks: math.MaxInt32, Demand: traces.Vec{-1, math.MaxInt64}, Duration: -5, Estimate: math.MaxInt64}}},
+				Placement: traces.Placement{Kind: "x\x00y", Hard: true, Slowdown: math.Inf(-1)}, // not validated
+				Utility:   &traces.Utility{Kind: traces.UtilityLinear, Priority: -0.0, Slope: -1e-300, Target: -1},
+				Features:  traces.Features{User: "ü\x00ser", JobName: strings.Repeat("x", 1000)},
+				Stages:    []traces.Stage{{Name: "only", Tasks: math.MaxInt32, Demand: traces.Vec{-1, math.MaxInt64}, Duration: -5, Estimate: math.MaxInt64}}},
 		},
 	}
 }
@@ -64,6 +67,13 @@ func randomWorkload(rng *rand.Rand, n int) *traces.Workload {
 		}
 		j := traces.Job{ID: int64(i), Name: "job" + string(rune('a'+i%26)), Submit: t, Class: []string{"be", "slo"}[rng.IntN(2)],
 			Priority: rng.IntN(12), Features: traces.Features{User: users[rng.IntN(len(users))], JobName: "n" + string(rune('A'+rng.IntN(26)))}}
+		// Placement follows the id, not the generator, so the draws are those of earlier versions.
+		switch i % 5 {
+		case 1:
+			j.Placement = traces.Placement{Kind: traces.PlacementGPU, Hard: true}
+		case 2:
+			j.Placement = traces.Placement{Kind: traces.PlacementRack, Slowdown: 1 + float64(i%7)/10}
+		}
 		for s := range ns {
 			st := traces.Stage{Name: "s", Tasks: int32(1 + rng.IntN(8)), Demand: traces.VecOf(rng.Float64(), rng.Float64()), Duration: 1 + rng.Int64N(1e9)}
 			if rng.IntN(3) == 0 {
@@ -584,5 +594,70 @@ func TestScanChecksumMatchesDefinition(t *testing.T) {
 		if err != nil || crc != wantCRC || !slices.Equal(found, wantFound) {
 			t.Fatalf("iteration %d (%d bytes): scanChecksum %x %v %v, want %x %v", iter, n, crc, found, err, wantCRC, wantFound)
 		}
+	}
+}
+
+// TestReadVersion1 reads a file of the previous layout, which has no placement columns: every job
+// gets the zero Placement, and the workload hashes as before.
+func TestReadVersion1(t *testing.T) {
+	w := randomWorkload(rand.New(rand.NewPCG(7, 8)), 50)
+	for i := range w.Jobs {
+		w.Jobs[i].Placement = traces.Placement{}
+	}
+	md, err := MetaOf(w).metadata()
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys, vals := md.Keys(), slices.Clone(md.Values())
+	vals[slices.Index(keys, KeyVersion)] = schemaVersion1
+	md = arrow.NewMetadata(keys, vals)
+	// The version 1 schema: today's without the placement columns, in the same order.
+	var fields []arrow.Field
+	var cols []int
+	for i, f := range Schema.Fields() {
+		if !sinceVersion2[f.Name] {
+			fields = append(fields, f)
+			cols = append(cols, i)
+		}
+	}
+	if len(fields) != len(Schema.Fields())-3 {
+		t.Fatalf("%d version 2 columns, want 3", len(Schema.Fields())-len(fields))
+	}
+	v1 := arrow.NewSchema(fields, &md)
+	enc := newEncoder(arrow.NewSchema(Schema.Fields(), &md))
+	for i := range w.Jobs {
+		if err := enc.add(&w.Jobs[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	full := enc.record()
+	defer full.Release()
+	arrays := make([]arrow.Array, len(cols))
+	for k, c := range cols {
+		arrays[k] = full.Column(c)
+	}
+	rec := array.NewRecord(v1, arrays, full.NumRows())
+	defer rec.Release()
+
+	path := filepath.Join(t.TempDir(), "v1.arrow")
+	writeRaw(t, path, v1, rec)
+	got, err := Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkSame(t, got, w)
+
+	// A version 2 file must have the placement columns.
+	md2, err := MetaOf(w).metadata()
+	if err != nil {
+		t.Fatal(err)
+	}
+	path2 := filepath.Join(t.TempDir(), "v2-without-placement.arrow")
+	v2 := arrow.NewSchema(fields, &md2)
+	rec2 := array.NewRecord(v2, arrays, full.NumRows())
+	defer rec2.Release()
+	writeRaw(t, path2, v2, rec2)
+	if _, err := Read(path2); err == nil || !strings.Contains(err.Error(), `column "placement_kind"`) {
+		t.Errorf("version 2 file without placement columns: got %v, want an error naming placement_kind", err)
 	}
 }

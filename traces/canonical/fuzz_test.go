@@ -14,7 +14,7 @@ import (
 func FuzzRead(f *testing.F) {
 	w := &traces.Workload{Name: "fuzz", Dims: []string{"cpu"}, Cluster: traces.Uniform(2, traces.VecOf(1), 0), Jobs: []traces.Job{
 		{ID: 1, Submit: 1, Features: traces.Features{User: "u"}, Stages: []traces.Stage{{Name: "a", Tasks: 2, Demand: traces.VecOf(0.5), Duration: 3, TaskDurations: []traces.Time{3, 4}}, {Name: "b", Tasks: 1, Demand: traces.VecOf(1), Duration: 2, Parents: []int32{0}}}},
-		{ID: 2, Submit: 5, Utility: &traces.Utility{Kind: traces.UtilityLinear, Priority: 1, Slope: -1, Target: 9}, Stages: []traces.Stage{{Name: "c", Tasks: 1, Demand: traces.VecOf(0.25), Duration: 1}}},
+		{ID: 2, Submit: 5, Placement: traces.Placement{Kind: traces.PlacementRack, Slowdown: 1.5}, Utility: &traces.Utility{Kind: traces.UtilityLinear, Priority: 1, Slope: -1, Target: 9}, Stages: []traces.Stage{{Name: "c", Tasks: 1, Demand: traces.VecOf(0.25), Duration: 1}}},
 	}}
 	dir := f.TempDir()
 	for _, ext := range []string{".arrow", ".parquet"} {
