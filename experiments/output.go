@@ -30,6 +30,16 @@ const (
 	// AdmissionsFile holds the queue admission records of policies that admit queues (bpf,
 	// nbpf); it is written only for them.
 	AdmissionsFile = "admissions.json"
+	// UsageFile holds the per-queue resource-usage series; it is written whenever the series is
+	// enabled (metrics.usage_window_s > 0).
+	UsageFile = "usage.parquet"
+)
+
+// Fixed columns of usage.parquet; one float64 column per resource dimension, named by the
+// dimension (cpu, mem, ...), follows them.
+const (
+	UsageQueueColumn       = "queue"
+	UsageWindowStartColumn = "window_start_s"
 )
 
 // JobsSchema is the Arrow schema of jobs.parquet: one row per job. Times are seconds (float64)
@@ -170,14 +180,20 @@ func (o *Outcome) Provenance() Provenance {
 	}
 }
 
-// WriteOutputs writes jobs.parquet, summary.json, config.yaml and, for policies that admit
-// queues, admissions.json into dir, each atomically.
+// WriteOutputs writes jobs.parquet, summary.json, config.yaml, usage.parquet when the usage
+// series is enabled and, for policies that admit queues, admissions.json into dir, each
+// atomically.
 func (o *Outcome) WriteOutputs(dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
 	if err := atomicWrite(filepath.Join(dir, JobsFile), func(f *os.File) error { return WriteJobs(f, o.Result.Jobs) }); err != nil {
 		return err
+	}
+	if o.Result.UsageWindow > 0 && o.Result.Usage != nil {
+		if err := atomicWrite(filepath.Join(dir, UsageFile), func(f *os.File) error { return WriteUsage(f, o.Result) }); err != nil {
+			return err
+		}
 	}
 	if recs := o.AdmissionRecords(); recs != nil {
 		if err := atomicWrite(filepath.Join(dir, AdmissionsFile), func(f *os.File) error {
@@ -240,13 +256,71 @@ func WriteJobs(f io.Writer, jobs []replay.JobRecord) error {
 	}
 	rec := b.NewRecord()
 	defer rec.Release()
+	return writeParquet(f, JobsSchema, rec)
+}
+
+// UsageSchema is the Arrow schema of usage.parquet for the given resource dimensions.
+func UsageSchema(dims []string) *arrow.Schema {
+	fields := []arrow.Field{
+		{Name: UsageQueueColumn, Type: arrow.BinaryTypes.String},
+		{Name: UsageWindowStartColumn, Type: arrow.PrimitiveTypes.Float64},
+	}
+	for _, d := range dims {
+		fields = append(fields, arrow.Field{Name: d, Type: arrow.PrimitiveTypes.Float64})
+	}
+	return arrow.NewSchema(fields, nil)
+}
+
+// WriteUsage writes a result's per-queue usage series as Parquet: one row per queue and window,
+// ordered by queue index then window. window_start_s is the window's start on the trace's clock
+// (the first submission plus the window index times the window length); each dimension's value
+// is the queue's average allocation over the window as a fraction of cluster capacity. Every
+// queue gets the same windows (as many as the longest queue's series; missing windows are 0).
+func WriteUsage(f io.Writer, r *replay.Result) error {
+	dims := r.Dims
+	if len(dims) > traces.MaxDims {
+		dims = dims[:traces.MaxDims]
+	}
+	schema := UsageSchema(dims)
+	b := array.NewRecordBuilder(memory.NewGoAllocator(), schema)
+	defer b.Release()
+	n := 0
+	for _, ws := range r.Usage {
+		n = max(n, len(ws))
+	}
+	start, win := traces.Seconds(r.Start), traces.Seconds(r.UsageWindow)
+	for q, name := range r.Queues {
+		var ws [][traces.MaxDims]float64
+		if q < len(r.Usage) {
+			ws = r.Usage[q]
+		}
+		for w := 0; w < n; w++ {
+			b.Field(0).(*array.StringBuilder).Append(name)
+			b.Field(1).(*array.Float64Builder).Append(start + float64(w)*win)
+			for d := range dims {
+				v := 0.0
+				if w < len(ws) {
+					v = ws[w][d]
+				}
+				b.Field(2 + d).(*array.Float64Builder).Append(v)
+			}
+		}
+	}
+	rec := b.NewRecord()
+	defer rec.Release()
+	return writeParquet(f, schema, rec)
+}
+
+// writeParquet writes one record as Parquet with schedlab's conventions: Snappy, created_by
+// naming schedlab's version, no dictionaries (deterministic bytes for identical records).
+func writeParquet(f io.Writer, schema *arrow.Schema, rec arrow.Record) error {
 	props := parquet.NewWriterProperties(
 		parquet.WithCompression(compress.Codecs.Snappy),
 		parquet.WithCreatedBy("schedlab "+Version),
 		parquet.WithDictionaryDefault(false),
 	)
 	// The Parquet writer closes its sink; keep the caller's file open for Sync and rename.
-	w, err := pqarrow.NewFileWriter(JobsSchema, struct{ io.Writer }{f}, props, pqarrow.DefaultWriterProps())
+	w, err := pqarrow.NewFileWriter(schema, struct{ io.Writer }{f}, props, pqarrow.DefaultWriterProps())
 	if err != nil {
 		return err
 	}

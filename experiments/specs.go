@@ -183,6 +183,19 @@ var FigureKinds = []string{KindLine, KindBars, KindBox, KindCDF, KindCCDF, KindS
 // JobMetricPrefix marks a per-job column of jobs.parquet used as a figure's y ("job.jct_s").
 const JobMetricPrefix = "job."
 
+// UsageMetricPrefix marks a resource dimension of a cell's usage.parquet used as a figure's y
+// ("usage.mem"): a stacked or line figure of one configuration's usage over time, one layer or
+// line per queue.
+const UsageMetricPrefix = "usage."
+
+// JobFilterColumns are the string columns of jobs.parquet a figure's job_where can filter on.
+var JobFilterColumns = []string{"class", "queue", "name"}
+
+// IsUsage reports whether the figure plots a usage series (y usage.<dim>).
+func (f *Figure) IsUsage() bool {
+	return len(f.Y) == 1 && strings.HasPrefix(f.Y[0], UsageMetricPrefix)
+}
+
 // Figure is a figure or table to draw from a sweep's cells.
 type Figure struct {
 	ID   string
@@ -195,7 +208,12 @@ type Figure struct {
 	// Series is the axis key whose values make the series ("" for one series).
 	Series string
 	// Where keeps only cells whose axis values are among the listed ones (formatted values).
-	Where          map[string][]string
+	Where map[string][]string
+	// JobWhere keeps only jobs.parquet rows whose string column (class, queue, name) has one of
+	// the listed values (job.* figures only).
+	JobWhere map[string][]string
+	// XRange, when set, limits a usage figure to windows starting in [XRange[0], XRange[1]] s.
+	XRange         []float64
 	Title, Caption string
 	XLabel, YLabel string
 	LogX, LogY     bool
@@ -1030,7 +1048,7 @@ func (p *specParser) figures(s *Spec, n *yaml.Node) {
 		return
 	}
 	ids := map[string]bool{}
-	allowed := []string{"id", "kind", "x", "y", "series", "where", "title", "caption", "x_label", "y_label", "log_x", "log_y", "reference", "claims"}
+	allowed := []string{"id", "kind", "x", "y", "series", "where", "title", "caption", "x_label", "y_label", "log_x", "log_y", "reference", "claims", "job_where", "x_range"}
 	for i, c := range n.Content {
 		what := fmt.Sprintf("figures[%d]", i)
 		f, keys, ok := p.fields(c, what, allowed, "id", "kind", "y")
@@ -1067,6 +1085,23 @@ func (p *specParser) figures(s *Spec, n *yaml.Node) {
 			if strings.HasPrefix(y, JobMetricPrefix) && !slices.Contains([]string{KindBox, KindCDF, KindCCDF}, fig.Kind) {
 				p.errf(yn, "%s.y: per-job %s only in box, cdf and ccdf figures (a %s plots one value per cell)", what, y, fig.Kind)
 			}
+			if dim, ok := strings.CutPrefix(y, UsageMetricPrefix); ok {
+				switch {
+				case fig.Kind != KindStacked && fig.Kind != KindLine:
+					p.errf(yn, "%s.y: usage series %s only in stacked and line figures", what, y)
+				case dim == "" || strings.Contains(dim, "."):
+					p.errf(yn, "%s.y: %q: want usage.<resource dimension> (e.g. usage.mem)", what, y)
+				}
+			}
+		}
+		usage := fig.IsUsage()
+		if usage {
+			for _, k := range []string{"x", "series"} {
+				if f[k] != nil {
+					p.errf(f[k], "%s.%s: a usage figure's x is time and its %s are the queues; select one configuration with where", what, k, map[string]string{"x": "x axis", "series": "layers"}[k])
+					delete(f, k)
+				}
+			}
 		}
 		axisKey := func(field string) string {
 			if f[field] == nil {
@@ -1090,7 +1125,7 @@ func (p *specParser) figures(s *Spec, n *yaml.Node) {
 		fig.Series = axisKey("series")
 		switch fig.Kind {
 		case KindLine, KindBars, KindStacked, KindTable, KindScatter:
-			if f["x"] == nil {
+			if f["x"] == nil && !usage {
 				p.errf(c, "%s: a %s figure needs x", what, fig.Kind)
 			}
 		case KindCDF, KindCCDF:
@@ -1113,6 +1148,35 @@ func (p *specParser) figures(s *Spec, n *yaml.Node) {
 		}
 		if w := f["where"]; w != nil {
 			fig.Where = p.where(s, w, what+".where")
+		}
+		if jw := f["job_where"]; jw != nil {
+			fig.JobWhere = p.jobWhere(jw, what+".job_where")
+			if !strings.HasPrefix(fig.Y[0], JobMetricPrefix) {
+				p.errf(jw, "%s.job_where: only for per-job (job.*) figures", what)
+			}
+		}
+		if xr := f["x_range"]; xr != nil {
+			if !usage {
+				p.errf(xr, "%s.x_range: only for usage (usage.*) figures", what)
+			} else if xr.Kind != yaml.SequenceNode || len(xr.Content) != 2 {
+				p.errf(xr, "%s.x_range: want [from, to] in seconds", what)
+			} else {
+				for j, it := range xr.Content {
+					x, ok := p.scalar(it, fmt.Sprintf("%s.x_range[%d]", what, j))
+					if !ok {
+						continue
+					}
+					v, ok := toFloat(x)
+					if !ok {
+						p.errf(it, "%s.x_range[%d]: want a number", what, j)
+						continue
+					}
+					fig.XRange = append(fig.XRange, v)
+				}
+				if len(fig.XRange) == 2 && !(fig.XRange[0] < fig.XRange[1]) {
+					p.errf(xr, "%s.x_range: want from < to", what)
+				}
+			}
 		}
 		fig.Title = p.str(f["title"], what+".title")
 		fig.Caption = p.str(f["caption"], what+".caption")
@@ -1195,6 +1259,41 @@ func (p *specParser) where(s *Spec, n *yaml.Node, what string) map[string][]stri
 			p.errf(v, "%s.%s: want at least one value", what, key)
 		}
 		out[key] = vals
+	}
+	return out
+}
+
+// jobWhere parses a figure's job_where: a mapping of a string column of jobs.parquet to a value
+// or list of values.
+func (p *specParser) jobWhere(n *yaml.Node, what string) map[string][]string {
+	if n.Kind != yaml.MappingNode {
+		p.errf(n, "%s: want a mapping of jobs.parquet column (%s) → value or list of values", what, strings.Join(JobFilterColumns, ", "))
+		return nil
+	}
+	out := map[string][]string{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], deref(n.Content[i+1])
+		col := strings.TrimPrefix(k.Value, JobMetricPrefix)
+		if !slices.Contains(JobFilterColumns, col) {
+			p.errf(k, "%s: %q is not a string column of jobs.parquet (%s)", what, k.Value, strings.Join(JobFilterColumns, ", "))
+			continue
+		}
+		items := []*yaml.Node{v}
+		if v.Kind == yaml.SequenceNode {
+			items = v.Content
+		}
+		var vals []string
+		for _, it := range items {
+			x, ok := p.scalar(it, what+"."+col)
+			if !ok {
+				continue
+			}
+			vals = append(vals, FormatValue(x))
+		}
+		if len(vals) == 0 {
+			p.errf(v, "%s.%s: want at least one value", what, col)
+		}
+		out[col] = vals
 	}
 	return out
 }

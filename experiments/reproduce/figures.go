@@ -3,6 +3,7 @@ package reproduce
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/apache/arrow/go/v15/arrow"
 	"github.com/apache/arrow/go/v15/arrow/array"
 	"github.com/apache/arrow/go/v15/arrow/memory"
 	"github.com/apache/arrow/go/v15/parquet/file"
@@ -39,7 +41,11 @@ func (d *data) values(fig *experiments.Figure, rows []sweep.Row, metric string) 
 	col, isJob := strings.CutPrefix(metric, experiments.JobMetricPrefix)
 	for i := range rows {
 		if isJob {
-			v, err := d.jobColumn(rows[i].Key, col)
+			var jw map[string][]string
+			if fig != nil {
+				jw = fig.JobWhere
+			}
+			v, err := d.jobColumn(rows[i].Key, col, jw)
 			if err != nil {
 				return nil, err
 			}
@@ -73,25 +79,49 @@ func (d *data) unknownMetric(fig *experiments.Figure, metric string) error {
 		experiments.ErrConfig, where, metric, strings.Join(near, ", "))
 }
 
-// jobColumn reads one numeric column of a cell's jobs.parquet (nulls skipped).
-func (d *data) jobColumn(key, col string) ([]float64, error) {
+// jobColumn reads one numeric column of a cell's jobs.parquet (nulls skipped), keeping only the
+// rows whose string columns match jobWhere (column → accepted values; nil keeps every row).
+func (d *data) jobColumn(key, col string, jobWhere map[string][]string) ([]float64, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.jobs == nil {
 		d.jobs = map[string][]float64{}
 	}
-	if v, ok := d.jobs[key+"\x00"+col]; ok {
+	ck := key + "\x00" + col
+	fcols := slices.Sorted(maps.Keys(jobWhere))
+	for _, c := range fcols {
+		ck += "\x00" + c + "=" + strings.Join(jobWhere[c], "\x01")
+	}
+	if v, ok := d.jobs[ck]; ok {
 		return v, nil
 	}
-	v, err := readColumn(filepath.Join(sweep.CellDir(d.cache, key), experiments.JobsFile), col)
+	path := filepath.Join(sweep.CellDir(d.cache, key), experiments.JobsFile)
+	var keep []bool
+	for _, c := range fcols {
+		strs, err := readStrings(path, c)
+		if err != nil {
+			return nil, err
+		}
+		if keep == nil {
+			keep = make([]bool, len(strs))
+			for i := range keep {
+				keep[i] = true
+			}
+		}
+		for i, v := range strs {
+			keep[i] = keep[i] && slices.Contains(jobWhere[c], v)
+		}
+	}
+	v, err := readColumnRows(path, col, keep)
 	if err != nil {
 		return nil, err
 	}
-	d.jobs[key+"\x00"+col] = v
+	d.jobs[ck] = v
 	return v, nil
 }
 
-func readColumn(path, col string) ([]float64, error) {
+// readChunks reads one column of a Parquet file.
+func readChunks(path, col string) (*arrow.Chunked, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -126,11 +156,49 @@ func readColumn(path, col string) ([]float64, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
+	return chunked, nil
+}
+
+// readStrings reads a string column of a Parquet file (a null reads as "null").
+func readStrings(path, col string) ([]string, error) {
+	chunked, err := readChunks(path, col)
+	if err != nil {
+		return nil, err
+	}
 	defer chunked.Release()
+	var out []string
+	for _, a := range chunked.Chunks() {
+		x, ok := a.(*array.String)
+		if !ok {
+			return nil, fmt.Errorf("%w: %s: column %q is %s, not a string", experiments.ErrConfig, path, col, a.DataType())
+		}
+		for i := 0; i < x.Len(); i++ {
+			if x.IsNull(i) {
+				out = append(out, experiments.NullValue)
+			} else {
+				out = append(out, x.Value(i))
+			}
+		}
+	}
+	return out, nil
+}
+
+func readColumn(path, col string) ([]float64, error) { return readColumnRows(path, col, nil) }
+
+// readColumnRows reads a numeric column of a Parquet file, skipping nulls and, when keep is not
+// nil, the rows i with !keep[i].
+func readColumnRows(path, col string, keep []bool) ([]float64, error) {
+	chunked, err := readChunks(path, col)
+	if err != nil {
+		return nil, err
+	}
+	defer chunked.Release()
+	row := -1
 	var out []float64
 	for _, a := range chunked.Chunks() {
 		for i := 0; i < a.Len(); i++ {
-			if a.IsNull(i) {
+			row++
+			if a.IsNull(i) || (keep != nil && (row >= len(keep) || !keep[row])) {
 				continue
 			}
 			switch x := a.(type) {
@@ -233,7 +301,17 @@ func (d *data) build(fig *experiments.Figure) (*built, error) {
 	if len(rows) == 0 {
 		return nil, fmt.Errorf("%w: %s: figure %s: no cells match where %v", experiments.ErrConfig, fig.Pos, fig.ID, fig.Where)
 	}
+	if fig.IsUsage() {
+		return d.buildUsage(fig, rows)
+	}
 	b := &built{}
+	if len(fig.JobWhere) > 0 {
+		var fs []string
+		for _, c := range slices.Sorted(maps.Keys(fig.JobWhere)) {
+			fs = append(fs, c+" ∈ {"+strings.Join(fig.JobWhere[c], ", ")+"}")
+		}
+		b.notes = append(b.notes, "jobs with "+strings.Join(fs, ", "))
+	}
 	if p := d.pooled(fig, rows); len(p) > 0 {
 		b.notes = append(b.notes, "pooled over "+strings.Join(p, "; "))
 	}
