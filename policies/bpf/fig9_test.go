@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/schedlab/schedlab/policies"
-	"github.com/schedlab/schedlab/policies/baseline"
 	"github.com/schedlab/schedlab/policies/bpf"
 	"github.com/schedlab/schedlab/replay"
 	"github.com/schedlab/schedlab/traces"
@@ -82,25 +81,7 @@ func fig9Params() map[string]any {
 
 func runFig9(t testing.TB, w *traces.Workload, name string) (*replay.Result, policies.Policy) {
 	t.Helper()
-	var (
-		p   policies.Policy
-		err error
-	)
-	switch name {
-	case "drf":
-		p, err = baseline.NewDRF(policies.Options{Level: "queue"})
-	case "sp":
-		p, err = baseline.NewSP(policies.Options{Level: "queue", ClassOrder: []string{"lq", "tq"}})
-	default:
-		for _, e := range bpf.Entries() {
-			if e.Name == name {
-				p, err = e.New(policies.Options{Params: fig9Params(), Seed: 1})
-			}
-		}
-	}
-	if err != nil || p == nil {
-		t.Fatalf("policy %s: %v", name, err)
-	}
+	p := comparator(t, name, fig9Params())
 	e, err := replay.New(w, p, replay.Config{UsageWindow: 100 * traces.Second})
 	if err != nil {
 		t.Fatal(err)

@@ -9,9 +9,6 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/schedlab/schedlab/policies"
-	"github.com/schedlab/schedlab/policies/baseline"
-	"github.com/schedlab/schedlab/policies/bpf"
 	"github.com/schedlab/schedlab/replay"
 	"github.com/schedlab/schedlab/traces"
 	"github.com/schedlab/schedlab/traces/tpcdag"
@@ -162,21 +159,7 @@ func TestFig1BPFBoundsThePriorityOfTheMotivatingLQ(t *testing.T) {
 	}
 	runs := map[string]run{}
 	for _, name := range []string{"drf", "sp", "bpf"} {
-		var (
-			p   policies.Policy
-			err error
-		)
-		switch name {
-		case "drf":
-			p, err = baseline.NewDRF(policies.Options{Level: "queue"})
-		case "sp":
-			p, err = baseline.NewSP(policies.Options{Level: "queue", ClassOrder: []string{"lq", "tq"}})
-		default:
-			p, err = bpf.NewBPF(policies.Options{Params: map[string]any{"period_s": 600}})
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
+		p := comparator(t, name, map[string]any{"period_s": 600})
 		e, err := replay.New(w, p, replay.Config{Horizon: 2600 * traces.Second})
 		if err != nil {
 			t.Fatal(err)

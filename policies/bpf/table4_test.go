@@ -4,8 +4,6 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/schedlab/schedlab/policies"
-	"github.com/schedlab/schedlab/policies/baseline"
 	"github.com/schedlab/schedlab/policies/bpf"
 	"github.com/schedlab/schedlab/replay"
 	"github.com/schedlab/schedlab/traces"
@@ -43,18 +41,7 @@ func TestTable4ScenarioBPFApproachesStrictPriority(t *testing.T) {
 			}
 			avg := map[string]replay.Summary{}
 			for _, name := range []string{"drf", "sp", "bpf"} {
-				var p policies.Policy
-				switch name {
-				case "drf":
-					p, err = baseline.NewDRF(policies.Options{Level: "queue"})
-				case "sp":
-					p, err = baseline.NewSP(policies.Options{Level: "queue", ClassOrder: []string{"lq", "tq"}})
-				default:
-					p, err = bpf.NewBPF(policies.Options{Params: map[string]any{"period_s": o.PeriodS}})
-				}
-				if err != nil {
-					t.Fatal(err)
-				}
+				p := comparator(t, name, map[string]any{"period_s": o.PeriodS})
 				horizon := traces.FromSeconds(o.FirstBurstS + float64(o.Bursts)*o.PeriodS)
 				e, err := replay.New(w, p, replay.Config{Horizon: horizon})
 				if err != nil {
