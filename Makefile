@@ -30,7 +30,7 @@ build: deps
 	$(GO) build -o $(BIN) ./cmd/schedlab
 
 # The main job on the embedded default workload (no download).
-demo: build
+demo: build highs
 	./$(BIN) run --policy fifo
 	./$(BIN) run --policy drf
 
