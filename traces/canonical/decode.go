@@ -170,6 +170,23 @@ type strReader struct {
 	dict     *array.Dictionary
 	idx32    []int32 // the dictionary's indices when they are int32 (Parquet's), for speed
 	dictVals []string
+
+	// copied is set when the batch's buffers are recycled (see recycler): strings are then
+	// substrings of data, a copy of the batch's string bytes (one allocation per column and
+	// batch), whose offsets are offs[i]-base.
+	copied bool
+	data   string
+	offs   []int32
+	base   int32
+}
+
+// copyStrings copies a (the batch's utf8 values or dictionary)'s string bytes into r.data.
+func (r *strReader) copyStrings(a *array.String) {
+	r.offs = a.ValueOffsets()
+	r.data, r.base = "", 0
+	if len(r.offs) > 0 {
+		r.data, r.base = string(a.ValueBytes()), r.offs[0]
+	}
 }
 
 func (r *strReader) set(col arrow.Array) error {
@@ -177,6 +194,9 @@ func (r *strReader) set(col arrow.Array) error {
 	switch a := col.(type) {
 	case *array.String:
 		r.s = a
+		if r.copied {
+			r.copyStrings(a)
+		}
 	case *array.Dictionary:
 		vals, ok := a.Dictionary().(*array.String)
 		if !ok {
@@ -191,8 +211,15 @@ func (r *strReader) set(col arrow.Array) error {
 				}
 			}
 		}
-		for i := 0; i < vals.Len(); i++ {
-			r.dictVals = append(r.dictVals, vals.Value(i))
+		if r.copied {
+			r.copyStrings(vals)
+			for i := 0; i < vals.Len(); i++ {
+				r.dictVals = append(r.dictVals, r.data[r.offs[i]-r.base:r.offs[i+1]-r.base])
+			}
+		} else {
+			for i := 0; i < vals.Len(); i++ {
+				r.dictVals = append(r.dictVals, vals.Value(i))
+			}
 		}
 	default:
 		return fmt.Errorf("column %s: unexpected array type %T", r.name, col)
@@ -212,6 +239,9 @@ func (r *strReader) value(i int) string {
 	}
 	if r.dict != nil {
 		return r.dictVals[r.dict.GetValueIndex(i)]
+	}
+	if r.copied {
+		return r.data[r.offs[i]-r.base : r.offs[i+1]-r.base]
 	}
 	return r.s.Value(i)
 }
@@ -378,17 +408,18 @@ func (d *decoder) decode(rec arrow.Record, dst []traces.Job) ([]traces.Job, erro
 			}
 			dst = dst[:len(dst)+1]
 			j = &dst[len(dst)-1]
-			*j = traces.Job{
-				ID: ids[i], Name: d.strs[sName].value(i), Submit: submit[i], Queue: d.strs[sQueue].value(i),
-				Class: d.strs[sClass].value(i), Priority: int(prio[i]), Weight: weight[i],
-				Features: traces.Features{User: d.strs[sUser].value(i), JobName: d.strs[sJobName].value(i), LogicalJobName: d.strs[sLogical].value(i)},
-				Deadline: deadline[i],
-			}
+			// Field by field rather than as one composite literal: a whole-struct copy runs a bulk
+			// write barrier over the struct whenever the collector is marking, which it mostly is
+			// while a load grows the heap.
+			j.ID, j.Name, j.Submit, j.Queue = ids[i], d.strs[sName].value(i), submit[i], d.strs[sQueue].value(i)
+			j.Class, j.Priority, j.Weight = d.strs[sClass].value(i), int(prio[i]), weight[i]
+			j.Features.User, j.Features.JobName, j.Features.LogicalJobName = d.strs[sUser].value(i), d.strs[sJobName].value(i), d.strs[sLogical].value(i)
+			j.Deadline, j.Utility, j.Placement.Kind, j.Placement.Hard, j.Placement.Slowdown, j.Stages = deadline[i], nil, "", false, 0, nil
 			if !d.strs[sUKind].col.IsNull(i) {
 				j.Utility = &traces.Utility{Kind: traces.UtilityKind(d.strs[sUKind].value(i)), Priority: uPrio[i], Decay: uDecay[i], Slope: uSlope[i], Target: uTarget[i]}
 			}
 			if placed {
-				j.Placement = traces.Placement{Kind: d.strs[sPKind].value(i), Hard: pHard.Value(i), Slowdown: pSlowdown[i]}
+				j.Placement.Kind, j.Placement.Hard, j.Placement.Slowdown = d.strs[sPKind].value(i), pHard.Value(i), pSlowdown[i]
 			}
 			if ns == 0 {
 				continue
@@ -419,11 +450,9 @@ func (d *decoder) decode(rec arrow.Record, dst []traces.Job) ([]traces.Job, erro
 		if err != nil {
 			return fail(d.rowError(i, ColParents, "%v", err))
 		}
-		*s = traces.Stage{
-			Name: d.strs[sStageName].value(i), Tasks: tasks[i],
-			Demand:   traces.Vec{demand[0][i], demand[1][i], demand[2][i], demand[3][i], demand[4][i], demand[5][i]},
-			Duration: duration[i], Estimate: estimate[i], TaskDurations: td, Parents: ps,
-		}
+		s.Name, s.Tasks = d.strs[sStageName].value(i), tasks[i]
+		s.Demand = traces.Vec{demand[0][i], demand[1][i], demand[2][i], demand[3][i], demand[4][i], demand[5][i]}
+		s.Duration, s.Estimate, s.TaskDurations, s.Parents = duration[i], estimate[i], td, ps
 		d.filled++
 		if d.filled == len(j.Stages) {
 			if j == &d.cur {

@@ -11,6 +11,7 @@ import (
 	"github.com/apache/arrow/go/v15/arrow"
 	"github.com/apache/arrow/go/v15/arrow/ipc"
 	"github.com/apache/arrow/go/v15/arrow/memory"
+	"github.com/apache/arrow/go/v15/parquet"
 	"github.com/apache/arrow/go/v15/parquet/file"
 	"github.com/apache/arrow/go/v15/parquet/pqarrow"
 
@@ -19,6 +20,10 @@ import (
 
 // readBatchRows is the number of rows per batch when reading Parquet.
 const readBatchRows = 64 << 10
+
+// uniformBatchRows is the batch size aimed at when a file's row groups have the same size (see
+// uniformRowGroups).
+const uniformBatchRows = 8 << 10
 
 // Reader streams the jobs of a canonical file one record batch at a time, so its memory is
 // bounded by the batch size whatever the file size. A Reader is not safe for concurrent use.
@@ -139,7 +144,12 @@ func openArrow(path string) (r *Reader, err error) {
 
 func openParquet(path string) (r *Reader, err error) {
 	defer corrupt(path, &err)
-	pf, err := file.OpenParquetFile(path, true)
+	// Column chunks are streamed from the mapped file through a small buffer, rather than each
+	// copied whole into a fresh buffer (and again into the buffered reader) before decoding.
+	mem := newRecycler()
+	rp := parquet.NewReaderProperties(alloc)
+	rp.BufferedStreamEnabled = true
+	pf, err := file.OpenParquetFile(path, true, file.WithReadProps(rp))
 	if err != nil {
 		return nil, fmt.Errorf("canonical: %s: %w", path, err)
 	}
@@ -158,15 +168,19 @@ func openParquet(path string) (r *Reader, err error) {
 	if err != nil {
 		return fail(err)
 	}
+	// props reads the string columns as dictionaries but for plainStrings; shown reads them all
+	// as dictionaries, which is the schema Schema reports (the file's, whatever the reader does).
 	props := pqarrow.ArrowReadProperties{BatchSize: readBatchRows}
+	var shown pqarrow.ArrowReadProperties
 	for _, f := range Schema.Fields() {
 		if f.Type.ID() == arrow.STRING {
 			if i := pf.MetaData().Schema.ColumnIndexByName(f.Name); i >= 0 {
-				props.SetReadDict(i, true)
+				props.SetReadDict(i, !plainStrings[f.Name])
+				shown.SetReadDict(i, true)
 			}
 		}
 	}
-	fr, err := pqarrow.NewFileReader(pf, props, alloc)
+	fr, err := pqarrow.NewFileReader(pf, props, mem)
 	if err != nil {
 		return fail(err)
 	}
@@ -174,12 +188,21 @@ func openParquet(path string) (r *Reader, err error) {
 	if err != nil {
 		return fail(err)
 	}
-	r = &Reader{path: path, format: Parquet, meta: meta, schema: schema, rows: pf.NumRows(), closeFn: pf.Close}
+	fileSchema, err := pqarrow.FromParquet(pf.MetaData().Schema, &shown, pf.MetaData().KeyValueMetadata())
+	if err != nil {
+		return fail(err)
+	}
+	r = &Reader{path: path, format: Parquet, meta: meta, schema: fileSchema, rows: pf.NumRows(), closeFn: pf.Close}
 	if err := r.dec.init(schema, version); err != nil {
 		return fail(err)
 	}
-	// Read one row group at a time: a batch that crossed row groups would have to concatenate
-	// dictionary chunks with different dictionaries, which the Arrow library does not do.
+	for k := range r.dec.strs {
+		r.dec.strs[k].copied = true // the recycler reuses the batch's buffers
+	}
+	// No batch may cross row groups: it would have to concatenate dictionary chunks with
+	// different dictionaries, which the Arrow library does not do. So a file is read one row
+	// group at a time, or, when its row groups have the same size, all at once in batches that
+	// divide that size.
 	var (
 		rr pqarrow.RecordReader
 		rg int
@@ -202,12 +225,28 @@ func openParquet(path string) (r *Reader, err error) {
 			if rg >= pf.NumRowGroups() {
 				return nil, io.EOF
 			}
+			groups := []int{rg}
 			// Batches of the row group's size (up to readBatchRows): the library reserves a
 			// full batch of values per column, so a larger batch would only be zeroed in vain.
 			fr.Props.BatchSize = max(min(pf.MetaData().RowGroup(rg).NumRows(), readBatchRows), 1)
+			if rg == 0 {
+				if n, ok := uniformRowGroups(pf); ok {
+					// Every row group but the last has n rows: one reader over all of them
+					// saves setting up the column readers again for each row group.
+					groups, fr.Props.BatchSize = nil, n
+					// Smaller batches that still divide the row groups: their buffers stay in
+					// cache between being filled and decoded, and fewer are alive at a time.
+					for fr.Props.BatchSize > uniformBatchRows && fr.Props.BatchSize%2 == 0 {
+						fr.Props.BatchSize /= 2
+					}
+				}
+			}
 			var err error
-			rr, err = fr.GetRecordReader(context.Background(), nil, []int{rg})
+			rr, err = fr.GetRecordReader(context.Background(), nil, groups)
 			rg++
+			if groups == nil {
+				rg = pf.NumRowGroups()
+			}
 			if err != nil {
 				return nil, err
 			}
@@ -220,6 +259,32 @@ func openParquet(path string) (r *Reader, err error) {
 		return pf.Close()
 	}
 	return r, nil
+}
+
+// plainStrings are the string columns read as plain utf8 rather than as dictionaries: they have
+// many distinct values, and rebuilding each batch's dictionary from the file's (hashing every
+// value, then remapping every index) costs more than copying their bytes.
+var plainStrings = map[string]bool{ColJobName: true, ColLogicalJobName: true}
+
+// uniformRowGroups reports whether a file has several row groups of n rows each (n at most
+// readBatchRows) but for the last, which may have fewer: then batches of n rows never cross row
+// groups.
+func uniformRowGroups(pf *file.Reader) (n int64, ok bool) {
+	g := pf.NumRowGroups()
+	if g < 2 {
+		return 0, false
+	}
+	n = pf.MetaData().RowGroup(0).NumRows()
+	if n < 1 || n > readBatchRows {
+		return 0, false
+	}
+	for i := 1; i < g; i++ {
+		m := pf.MetaData().RowGroup(i).NumRows()
+		if m != n && (i < g-1 || m < 1 || m > n) {
+			return 0, false
+		}
+	}
+	return n, true
 }
 
 type recResult struct {
@@ -393,6 +458,7 @@ func Read(path string) (*traces.Workload, error) {
 	return w, r.Close()
 }
 
-// alloc is the Reader's allocator. It must be the Go allocator: decoded strings alias its
-// buffers (see strReader.value), which is only safe for garbage-collected memory.
+// alloc is the Arrow IPC Reader's allocator. It must be the Go allocator: decoded strings alias
+// its buffers (see strReader.value), which is only safe for garbage-collected memory. (The
+// Parquet Reader recycles its buffers instead, and copies string data out of them: see recycler.)
 var alloc = memory.NewGoAllocator()

@@ -11,7 +11,9 @@
 //
 // String columns are dictionary-encoded on disk by Parquet; the Arrow IPC file format cannot carry
 // a dictionary that grows from batch to batch, so .arrow files store plain utf8 and the reader
-// interns repeated strings instead. Either way a reader allocates each distinct string about once.
+// interns repeated strings instead. Either way a reader allocates each distinct string about once,
+// except job_name and logical_job_name, which have many distinct values: the Parquet reader reads
+// them as plain strings, copied one batch at a time, rather than rebuild their dictionaries.
 //
 // Write and Read handle whole workloads; Writer and Reader stream record batches, so importers and
 // tools can process workloads larger than memory. Writer writes to a temporary file next to the
