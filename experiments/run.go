@@ -79,9 +79,14 @@ func Run(c Config) (*Outcome, error) {
 	return RunWorkload(c, w)
 }
 
-// RunWorkload replays an already loaded workload (sweeps load a workload once for many cells).
-// The workload is not modified.
+// RunWorkload replays an already loaded workload. The workload is not modified.
 func RunWorkload(c Config, w *traces.Workload) (*Outcome, error) {
+	return RunHashed(c, w, w.Hash())
+}
+
+// RunHashed is RunWorkload for a caller that already holds the workload's content hash (a sweep
+// loads and hashes a workload once for many cells).
+func RunHashed(c Config, w *traces.Workload, hash string) (*Outcome, error) {
 	p, err := NewPolicy(c)
 	if err != nil {
 		return nil, err
@@ -107,7 +112,7 @@ func RunWorkload(c Config, w *traces.Workload) (*Outcome, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w (seed %d)", err, c.Seed)
 	}
-	o := &Outcome{Config: c, Workload: w, WorkloadHash: w.Hash(), Result: res, Summary: replay.Summarize(res)}
+	o := &Outcome{Config: c, Workload: w, WorkloadHash: hash, Result: res, Summary: replay.Summarize(res)}
 	if a, ok := p.(bpf.Admitter); ok {
 		o.Admissions = sortedAdmissions(a.Admissions())
 	}

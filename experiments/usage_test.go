@@ -2,7 +2,6 @@ package experiments
 
 import (
 	"bytes"
-	"context"
 	"math"
 	"os"
 	"path/filepath"
@@ -10,10 +9,8 @@ import (
 	"testing"
 
 	"github.com/apache/arrow/go/v15/arrow/array"
-	"github.com/apache/arrow/go/v15/arrow/memory"
-	"github.com/apache/arrow/go/v15/parquet/file"
-	"github.com/apache/arrow/go/v15/parquet/pqarrow"
 
+	"github.com/schedlab/schedlab/internal/testutil"
 	"github.com/schedlab/schedlab/traces"
 )
 
@@ -33,28 +30,11 @@ func usageWorkload() *traces.Workload {
 
 func readUsage(t *testing.T, path string) (names []string, queues []string, cols [][]float64) {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	pf, err := file.NewParquetReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pf.Close()
-	if got := pf.MetaData().GetCreatedBy(); got != "schedlab "+Version {
-		t.Errorf("created_by %q", got)
-	}
-	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{}, memory.NewGoAllocator())
-	if err != nil {
-		t.Fatal(err)
-	}
-	tbl, err := fr.ReadTable(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
+	tbl, createdBy := testutil.ReadParquet(t, path)
 	defer tbl.Release()
+	if createdBy != "schedlab "+Version {
+		t.Errorf("created_by %q", createdBy)
+	}
 	for i := 0; i < int(tbl.NumCols()); i++ {
 		c := tbl.Column(i)
 		names = append(names, c.Name())

@@ -1,8 +1,6 @@
 package jvu
 
 import (
-	"bytes"
-	"context"
 	"errors"
 	"flag"
 	"math"
@@ -14,9 +12,6 @@ import (
 
 	"github.com/apache/arrow/go/v15/arrow"
 	"github.com/apache/arrow/go/v15/arrow/array"
-	"github.com/apache/arrow/go/v15/arrow/memory"
-	"github.com/apache/arrow/go/v15/parquet/file"
-	"github.com/apache/arrow/go/v15/parquet/pqarrow"
 
 	"github.com/schedlab/schedlab/internal/testutil"
 	"github.com/schedlab/schedlab/policies/predict"
@@ -198,22 +193,7 @@ func TestWritePredictionsRoundTrip(t *testing.T) {
 	if err := WriteOutputs(dir, tr, r); err != nil {
 		t.Fatal(err)
 	}
-	b, err := os.ReadFile(filepath.Join(dir, PredictionsFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	pf, err := file.NewParquetReader(bytes.NewReader(b))
-	if err != nil {
-		t.Fatal(err)
-	}
-	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{}, memory.NewGoAllocator())
-	if err != nil {
-		t.Fatal(err)
-	}
-	tbl, err := fr.ReadTable(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
+	tbl, _ := testutil.ReadParquet(t, filepath.Join(dir, PredictionsFile))
 	defer tbl.Release()
 	sameFields := slices.EqualFunc(tbl.Schema().Fields(), PredictionsSchema.Fields(), func(a, b arrow.Field) bool {
 		return a.Name == b.Name && arrow.TypeEqual(a.Type, b.Type) && a.Nullable == b.Nullable

@@ -56,11 +56,11 @@ func BenchmarkCellOverhead(b *testing.B) {
 	})
 	b.Run("stage=store", func(b *testing.B) {
 		c := &p.Cells[0]
-		w, err := p.acquire(c.Config.Workload)
+		w, hash, err := p.acquire(c.Config.Workload)
 		if err != nil {
 			b.Fatal(err)
 		}
-		o, err := experiments.RunWorkload(c.Config, w)
+		o, err := experiments.RunHashed(c.Config, w, hash)
 		if err != nil {
 			b.Fatal(err)
 		}

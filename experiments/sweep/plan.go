@@ -178,27 +178,28 @@ func (p *Plan) workload(c experiments.WorkloadConfig) (*loadedWorkload, error) {
 	return lw, nil
 }
 
-// acquire returns a cell's workload for running, loading it again if it was dropped.
-func (p *Plan) acquire(c experiments.WorkloadConfig) (*traces.Workload, error) {
+// acquire returns a cell's workload and its content hash for running, loading the workload again
+// if it was dropped.
+func (p *Plan) acquire(c experiments.WorkloadConfig) (*traces.Workload, string, error) {
 	p.wmu.Lock()
 	lw := p.workloads[c]
 	p.wmu.Unlock()
 	if lw == nil {
-		return nil, fmt.Errorf("sweep: workload %+v not in the plan", c)
+		return nil, "", fmt.Errorf("sweep: workload %+v not in the plan", c)
 	}
 	lw.mu.Lock()
 	defer lw.mu.Unlock()
 	if lw.w == nil {
 		w, err := experiments.LoadWorkload(c)
 		if err != nil {
-			return nil, err
+			return nil, "", err
 		}
 		if h := w.Hash(); h != lw.hash {
-			return nil, fmt.Errorf("sweep: workload %s changed since the sweep was planned (hash %s, now %s)", c.Name, lw.hash[:12], h[:12])
+			return nil, "", fmt.Errorf("sweep: workload %s changed since the sweep was planned (hash %s, now %s)", c.Name, lw.hash[:12], h[:12])
 		}
 		lw.w = w
 	}
-	return lw.w, nil
+	return lw.w, lw.hash, nil
 }
 
 // release records that a cell is done with its workload and drops the workload when no cell of

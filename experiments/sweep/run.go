@@ -197,11 +197,11 @@ func cleanOutTemps(out string) {
 
 // runCell replays one cell and moves its outputs into the cache atomically.
 func runCell(p *Plan, c *Cell, cache string) error {
-	w, err := p.acquire(c.Config.Workload)
+	w, hash, err := p.acquire(c.Config.Workload)
 	if err != nil {
 		return err
 	}
-	o, err := experiments.RunWorkload(c.Config, w)
+	o, err := experiments.RunHashed(c.Config, w, hash)
 	p.release(c.Config.Workload)
 	if err != nil {
 		return err

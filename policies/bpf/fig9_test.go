@@ -59,14 +59,7 @@ func fig9Workload(t testing.TB) *traces.Workload {
 			w.Jobs = append(w.Jobs, fig9LQJob(lq.name, traces.FromSeconds(s)))
 		}
 	}
-	w.SortJobs()
-	for i := range w.Jobs {
-		w.Jobs[i].ID = int64(i)
-	}
-	if err := w.Validate(); err != nil {
-		t.Fatal(err)
-	}
-	return w
+	return finish(t, w)
 }
 
 // fig9Params declares only the LQs' periods: their demand and allowed processing time are
