@@ -411,6 +411,15 @@ func TestDiscoverAndSourceOf(t *testing.T) {
 	if len(src.JobEvents) != 1 || len(src.MachineEvents) != 1 || len(src.TaskEvents) != 0 {
 		t.Errorf("SourceOf = %+v", src)
 	}
+	// A part file named only by number is known by its directory's name.
+	part := filepath.Join("testdata", "mini", "job_events", "part-00000-of-00001.csv.gz")
+	src, err = SourceOf(part)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(src.JobEvents, []string{part}) || len(src.TaskEvents)+len(src.MachineEvents) != 0 {
+		t.Errorf("SourceOf(%s) = %+v", part, src)
+	}
 	dir := t.TempDir()
 	writeFile(t, dir, "x.csv", lines(je(700*s1, 1, Submit)))
 	for _, bad := range [][]string{{filepath.Join(dir, "x.csv")}, {dir}, {filepath.Join(dir, "missing")}, nil} {

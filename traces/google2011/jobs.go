@@ -157,7 +157,7 @@ func (q *fifo[T]) pop() {
 type jobScanner struct {
 	fn             func(*JobRecord) error
 	stats          *ScanStats
-	open           map[int64]*jobState
+	open           idTable
 	closing        fifo[closingEntry]
 	tombs          fifo[tombstone]
 	free           []*jobState
@@ -209,7 +209,7 @@ func scanJobFiles(jobFiles, taskFiles []string, opener func(string) (io.ReadClos
 		}
 	}
 	stats.JobEventFiles, stats.TaskEventFiles = len(jobFiles), len(taskFiles)
-	s := &jobScanner{fn: fn, stats: stats, open: make(map[int64]*jobState)}
+	s := &jobScanner{fn: fn, stats: stats}
 	err := s.run(jobs, tasks)
 	stats.JobEvents = jobs.allLines
 	stats.GzipBytes = jobs.gzBytes
@@ -282,8 +282,8 @@ func (s *jobScanner) expire(t traces.Time) error {
 	for s.tombs.len() > 0 && s.tombs.front().at < t {
 		st := s.tombs.front().st
 		s.tombs.pop()
-		if s.open[st.rec.ID] == st {
-			delete(s.open, st.rec.ID)
+		if s.open.get(st.rec.ID) == st {
+			s.open.del(st.rec.ID)
 		}
 		s.recycle(st)
 	}
@@ -307,7 +307,7 @@ func (s *jobScanner) report(st *jobState, now traces.Time) error {
 		st.reported = true
 		s.tombs.push(tombstone{st: st, at: satAdd(now, ResubmitGrace)})
 	} else {
-		delete(s.open, st.rec.ID)
+		s.open.del(st.rec.ID)
 		defer s.recycle(st)
 	}
 	if !st.hasJobEvent {
@@ -355,7 +355,7 @@ func (s *jobScanner) state(id int64) *jobState {
 	st.seq = s.seq
 	st.rec = JobRecord{ID: id, Submit: -1, FirstSchedule: -1, End: -1, Runtime: -1,
 		CPURequest: math.NaN(), MemRequest: math.NaN(), SchedClass: -1, Priority: -1, FinalState: Submit}
-	s.open[id] = st
+	s.open.put(id, st)
 	return st
 }
 
@@ -374,12 +374,12 @@ func (s *jobScanner) finish() error {
 			}
 		}
 	}
-	rest := make([]*jobState, 0, len(s.open))
-	for _, st := range s.open {
+	rest := make([]*jobState, 0, s.open.len())
+	s.open.each(func(st *jobState) {
 		if !st.reported {
 			rest = append(rest, st)
 		}
-	}
+	})
 	slices.SortFunc(rest, func(a, b *jobState) int {
 		switch {
 		case a.seq < b.seq:
@@ -430,7 +430,7 @@ func (e *jobEvent) parse(r *lineReader, f [][]byte) error {
 }
 
 func (s *jobScanner) jobEvent(e *jobEvent) {
-	st := s.open[e.jobID]
+	st := s.open.get(e.jobID)
 	if st != nil && st.reported {
 		if e.typ != Submit {
 			s.stats.LateJobEvents++
@@ -490,7 +490,7 @@ func (s *jobScanner) jobEvent(e *jobEvent) {
 }
 
 func (s *jobScanner) taskEvent(e *taskEvent) {
-	st := s.open[e.jobID]
+	st := s.open.get(e.jobID)
 	if st != nil && st.reported {
 		s.stats.LateTaskEvents++
 		return

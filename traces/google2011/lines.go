@@ -403,13 +403,20 @@ func (r *lineReader) uint(f [][]byte, i int, mandatory bool) (int64, error) {
 		}
 		return -1, nil
 	}
-	var n int64
-	for k, c := range b {
-		if c < '0' || c > '9' {
-			if k == 0 && c == '-' && len(b) > 1 && isDigits(b[1:]) {
-				return 0, r.errf(i, "negative value %s", b)
+	if len(b) <= 18 { // at most 18 digits cannot overflow an int64: no check per digit
+		var n int64
+		for _, c := range b {
+			if c < '0' || c > '9' {
+				return r.badUint(i, b)
 			}
-			return 0, r.errf(i, "not an integer: %q", b)
+			n = n*10 + int64(c-'0')
+		}
+		return n, nil
+	}
+	var n int64
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return r.badUint(i, b)
 		}
 		d := int64(c - '0')
 		if n > (math.MaxInt64-d)/10 {
@@ -418,6 +425,14 @@ func (r *lineReader) uint(f [][]byte, i int, mandatory bool) (int64, error) {
 		n = n*10 + d
 	}
 	return n, nil
+}
+
+// badUint explains why field i, b, is not a non-negative integer.
+func (r *lineReader) badUint(i int, b []byte) (int64, error) {
+	if len(b) > 1 && b[0] == '-' && isDigits(b[1:]) {
+		return 0, r.errf(i, "negative value %s", b)
+	}
+	return 0, r.errf(i, "not an integer: %q", b)
 }
 
 func isDigits(b []byte) bool {

@@ -67,8 +67,9 @@ func tableOf(name string) func(*Source) *[]string {
 }
 
 // SourceOf builds a Source from command-line paths: a trace root directory (see Discover), or a
-// table's directory or file whose name says which table it holds (job_events/,
-// task_events_part-00000.csv, mini_300jobs_job_events.csv, ...). Paths keep their order.
+// table's directory or file whose name, or whose directory's name, says which table it holds
+// (job_events/, task_events_part-00000.csv, mini_300jobs_job_events.csv,
+// job_events/part-00000-of-00500.csv.gz, ...). Paths keep their order.
 func SourceOf(paths ...string) (Source, error) {
 	var src Source
 	if len(paths) == 0 {
@@ -84,7 +85,13 @@ func SourceOf(paths ...string) (Source, error) {
 			continue
 		}
 		if !st.IsDir() {
-			return src, fmt.Errorf("google2011: %s: cannot tell which table the file holds (its name should contain %s, %s or %s)", p, JobEventsTable, TaskEventsTable, MachineEventsTable)
+			// A part file named only by number (part-00000-of-00500.csv.gz) is known by its
+			// directory, as the trace lays it out: job_events/part-00000-of-00500.csv.gz.
+			if t := tableOf(filepath.Base(filepath.Dir(filepath.Clean(p)))); t != nil {
+				*t(&src) = append(*t(&src), p)
+				continue
+			}
+			return src, fmt.Errorf("google2011: %s: cannot tell which table the file holds (its name or its directory's should contain %s, %s or %s)", p, JobEventsTable, TaskEventsTable, MachineEventsTable)
 		}
 		d, err := Discover(p)
 		if err != nil {
