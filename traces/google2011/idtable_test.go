@@ -1,8 +1,11 @@
 package google2011
 
 import (
+	"math"
 	"math/rand/v2"
+	"reflect"
 	"testing"
+	"unsafe"
 )
 
 // TestIDTableMatchesMap drives idTable and a Go map with the same random puts, gets and deletes
@@ -45,5 +48,60 @@ func TestIDTableMatchesMap(t *testing.T) {
 		if n != len(ref) {
 			t.Fatalf("seed %d: each visited %d, want %d", seed, n, len(ref))
 		}
+	}
+}
+
+// TestRecycledStateIsFresh guards the field-by-field reset in jobScanner.state: a state whose
+// every field was set, once recycled, must come back equal to a new one.
+func TestRecycledStateIsFresh(t *testing.T) {
+	var s jobScanner
+	want := *s.state(1)
+	want.tasks = taskSet{}
+	st := s.state(2)
+	fillFields(reflect.ValueOf(st).Elem())
+	st.tasks.add(3, true)
+	s.open.del(st.rec.ID)
+	s.recycle(st)
+	got := s.state(1)
+	if got != st {
+		t.Fatal("state did not reuse the recycled jobState")
+	}
+	got.seq = want.seq // creation order differs by design
+	cmp := *got
+	if len(cmp.tasks.seen) != 0 || len(cmp.tasks.req) != 0 || cmp.tasks.big != nil {
+		t.Errorf("recycled task set not empty: %+v", cmp.tasks)
+	}
+	cmp.tasks = taskSet{}
+	if !math.IsNaN(cmp.rec.CPURequest) || !math.IsNaN(cmp.rec.MemRequest) {
+		t.Errorf("recycled requests %v, %v, want NaN", cmp.rec.CPURequest, cmp.rec.MemRequest)
+	}
+	cmp.rec.CPURequest, cmp.rec.MemRequest = 0, 0 // NaN != NaN for DeepEqual
+	want.rec.CPURequest, want.rec.MemRequest = 0, 0
+	if !reflect.DeepEqual(cmp, want) {
+		t.Errorf("recycled state\n%+v\nwant\n%+v", cmp, want)
+	}
+}
+
+// fillFields sets every settable scalar and string field of v (recursively) to a non-zero value.
+func fillFields(v reflect.Value) {
+	switch v.Kind() {
+	case reflect.Struct:
+		for i := range v.NumField() {
+			if v.Type().Field(i).Name == "tasks" {
+				continue
+			}
+			f := v.Field(i)
+			fillFields(reflect.NewAt(f.Type(), unsafe.Pointer(f.UnsafeAddr())).Elem()) // unexported fields too
+		}
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		v.SetInt(7)
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		v.SetUint(7)
+	case reflect.Float32, reflect.Float64:
+		v.SetFloat(7)
+	case reflect.Bool:
+		v.SetBool(true)
+	case reflect.String:
+		v.SetString("x")
 	}
 }

@@ -346,15 +346,19 @@ func (s *jobScanner) state(id int64) *jobState {
 	var st *jobState
 	if n := len(s.free); n > 0 {
 		st, s.free = s.free[n-1], s.free[:n-1]
-		tasks := st.tasks
-		*st = jobState{tasks: tasks}
 	} else {
 		st = &jobState{}
 	}
 	s.seq++
-	st.seq = s.seq
-	st.rec = JobRecord{ID: id, Submit: -1, FirstSchedule: -1, End: -1, Runtime: -1,
-		CPURequest: math.NaN(), MemRequest: math.NaN(), SchedClass: -1, Priority: -1, FinalState: Submit}
+	// Field by field, keeping st.tasks' storage: whole-struct assignments of these pointerful
+	// structs run bulk write barriers while the collector is marking.
+	st.seq, st.gen, st.closing, st.reported, st.hasJobEvent = s.seq, 0, false, false, false
+	st.cpuSum, st.memSum, st.reqN = 0, 0, 0
+	r := &st.rec
+	r.ID, r.Submit, r.FirstSchedule, r.End, r.FinalState, r.Runtime = id, -1, -1, -1, Submit, -1
+	r.Tasks, r.CPURequest, r.MemRequest = 0, math.NaN(), math.NaN()
+	r.User, r.JobName, r.LogicalJobName = "", "", ""
+	r.SchedClass, r.Priority, r.Resubmissions = -1, -1, 0
 	s.open.put(id, st)
 	return st
 }
