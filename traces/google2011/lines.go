@@ -3,6 +3,7 @@ package google2011
 import (
 	"bufio"
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/klauspost/compress/gzip"
 
+	"github.com/schedlab/schedlab/internal/inflate"
 	"github.com/schedlab/schedlab/traces"
 )
 
@@ -57,6 +59,18 @@ const (
 // maxWholeGzip is the size up to which a gzip file is read into memory whole before inflating
 // it (the job_events parts are about 170 kB); larger files are streamed.
 const maxWholeGzip = 4 << 20
+
+// maxWholeOutput bounds the decompressed size of a gzip file inflated whole into one buffer
+// (job_events parts are up to ~2 MB); larger ones are streamed in chunkSize pieces. Up to
+// chunksAhead+2 buffers are alive, so this also bounds the reader's memory.
+const maxWholeOutput = 8 << 20
+
+// wholeOutputFits reports whether the gzip file gz, read whole, says (in its trailer's ISIZE,
+// the size of its last member modulo 2^32) that it inflates to at most maxWholeOutput bytes. A
+// file of several members, or one that lies, is caught by inflate.Decode's limit instead.
+func wholeOutputFits(gz []byte) bool {
+	return len(gz) >= 18 && binary.LittleEndian.Uint32(gz[len(gz)-4:]) <= maxWholeOutput
+}
 
 // chunk is a piece of a file's decompressed content, or the end of a file, or an error.
 type chunk struct {
@@ -129,10 +143,13 @@ func produce(files []string, opener func(string) (io.ReadCloser, error), chunks 
 			var src io.Reader = raw
 			var gzBytes int64
 			if head, _ := raw.Peek(2); len(head) == 2 && head[0] == 0x1f && head[1] == 0x8b {
-				if fi, ok := f.(*os.File); ok {
+				switch fi := f.(type) {
+				case *os.File:
 					if st, err := fi.Stat(); err == nil {
 						gzBytes = st.Size()
 					}
+				case interface{ Size() int64 }: // in-memory content (tests, fuzzing)
+					gzBytes = fi.Size()
 				}
 				var in io.Reader = raw
 				if gzBytes > 0 && gzBytes <= maxWholeGzip {
@@ -152,6 +169,27 @@ func produce(files []string, opener func(string) (io.ReadCloser, error), chunks 
 					in = &whole
 					if extra, _ := raw.Peek(1); len(extra) > 0 { // the file grew: read on
 						in = io.MultiReader(&whole, raw)
+					} else if wholeOutputFits(wholeBuf[:n]) {
+						var buf []byte
+						select {
+						case buf = <-free:
+						case <-done:
+							return false
+						}
+						// Inflate the whole file into one buffer at once: about 1.5 times as
+						// fast as the streaming decoder, with no copy out of its window. On any
+						// error the streaming decoder below runs instead: it reports the
+						// problem at the line where the content stops, as it always has.
+						out, err := inflate.Decode(buf[:0], wholeBuf[:n], maxWholeOutput)
+						if err == nil {
+							if len(out) == 0 {
+								free <- out
+							} else if !send(chunk{data: out}) {
+								return false
+							}
+							return send(chunk{eof: true, gzBytes: gzBytes})
+						}
+						free <- buf
 					}
 				}
 				var err error
