@@ -526,14 +526,21 @@ func (s *jobScanner) taskEvent(e *taskEvent) {
 // the length and the first and last eight bytes (the trace's strings are base64 hashes, so those
 // bytes are well mixed); a poor spread only costs allocations, never correctness.
 type strCache struct {
-	slots []string
+	slots []strSlot
+}
+
+// strSlot keeps the hash beside the string, so most mismatches are found without reading the
+// string's bytes (a cache miss, wherever in the heap they are).
+type strSlot struct {
+	h uint64
+	s string
 }
 
 const strCacheBits = 14
 
 func (c *strCache) get(b []byte) string {
 	if c.slots == nil {
-		c.slots = make([]string, 1<<strCacheBits)
+		c.slots = make([]strSlot, 1<<strCacheBits)
 	}
 	h := uint64(len(b))
 	if n := len(b); n >= 8 {
@@ -544,11 +551,12 @@ func (c *strCache) get(b []byte) string {
 		}
 	}
 	h ^= h >> 29
-	i := (h * 0x9E3779B97F4A7C15) >> (64 - strCacheBits)
-	if s := c.slots[i]; s == string(b) {
-		return s
+	h *= 0x9E3779B97F4A7C15
+	slot := &c.slots[h>>(64-strCacheBits)]
+	if slot.h == h && slot.s == string(b) {
+		return slot.s
 	}
 	s := string(b)
-	c.slots[i] = s
+	slot.h, slot.s = h, s
 	return s
 }
