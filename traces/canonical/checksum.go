@@ -2,6 +2,7 @@ package canonical
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"hash/crc32"
@@ -165,32 +166,38 @@ func sealChecksum(f *os.File, want int) error {
 // errChecksum reports a file whose content does not match its checksum.
 var errChecksum = errors.New("checksum mismatch: the file is corrupt")
 
-// verifyChecksum checks the file at path against its embedded checksum, reading it through a
-// memory mapping where the platform has one.
-func verifyChecksum(path string) error {
-	data, _, unmap, err := mapFile(path)
-	if err != nil {
-		return err
-	}
+// verifyChecksum checks a file against its embedded checksum: the file's bytes in memory (a
+// mapping) if data is not nil, else read through ra.
+//
+// The checksum's occurrences are where the Writer put them, in the file's metadata: the Parquet
+// footer, or the Arrow IPC file's first message (the schema) and footer. Looking for them there
+// (findMarkers) saves scanning the whole file for the marker, leaving only the CRC itself. If
+// that does not verify, the whole file is scanned as the Writer scanned it (which finds the same
+// occurrences in any file it wrote), and its verdict stands.
+func verifyChecksum(data []byte, ra io.ReaderAt) error {
 	var (
 		crc   uint32
 		found []occurrence
 	)
 	if data != nil {
-		crc, found = scanChecksumBytes(data)
-		unmap()
-	} else {
-		unmap()
-		f, err := os.Open(path)
-		if err != nil {
-			return err
+		if found = findMarkers(data); len(found) > 0 {
+			crc = crcWith(data, found)
+			if checkOccurrences(crc, found) == nil {
+				return nil
+			}
 		}
-		crc, found, err = scanChecksum(f)
-		f.Close()
+		crc, found = scanChecksumBytes(data)
+	} else {
+		var err error
+		crc, found, err = scanChecksum(io.NewSectionReader(ra, 0, 1<<62))
 		if err != nil {
 			return err
 		}
 	}
+	return checkOccurrences(crc, found)
+}
+
+func checkOccurrences(crc uint32, found []occurrence) error {
 	if len(found) == 0 {
 		return fmt.Errorf("no %s (not written by schedlab, or corrupt)", KeyChecksum)
 	}
@@ -201,4 +208,61 @@ func verifyChecksum(path string) error {
 		}
 	}
 	return nil
+}
+
+// findMarkers returns the checksum occurrences in the metadata regions of a Parquet or Arrow IPC
+// file (see verifyChecksum), in file order, or none if the regions are not where they should be.
+func findMarkers(data []byte) []occurrence {
+	var regions [][2]int // [start, end) byte ranges
+	n := len(data)
+	switch {
+	case n >= 12 && string(data[:4]) == "PAR1" && string(data[n-4:]) == "PAR1":
+		size := int(binary.LittleEndian.Uint32(data[n-8:]))
+		if size > n-12 {
+			return nil
+		}
+		regions = append(regions, [2]int{n - 8 - size, n - 8})
+	case n >= 26 && string(data[:6]) == "ARROW1" && string(data[n-6:]) == "ARROW1":
+		// The schema message after the 8-byte magic: continuation marker, int32 size, flatbuffer.
+		if binary.LittleEndian.Uint32(data[8:]) != 0xFFFFFFFF {
+			return nil
+		}
+		size := int(binary.LittleEndian.Uint32(data[12:]))
+		foot := int(binary.LittleEndian.Uint32(data[n-10:]))
+		if size > n-26 || foot > n-26 || 16+size > n-10-foot {
+			return nil
+		}
+		regions = append(regions, [2]int{16, 16 + size}, [2]int{n - 10 - foot, n - 10})
+	default:
+		return nil
+	}
+	var found []occurrence
+	for _, r := range regions {
+		for p := r[0]; p < r[1]; {
+			k := bytes.Index(data[p:r[1]], []byte(checksumMarker))
+			if k < 0 {
+				break
+			}
+			v := p + k + len(checksumMarker)
+			if v+checksumDigits > r[1] {
+				break
+			}
+			found = append(found, occurrence{off: int64(v), value: string(data[v : v+checksumDigits])})
+			p = v + checksumDigits
+		}
+	}
+	return found
+}
+
+// crcWith returns the CRC of data with the digits of every occurrence (in file order, not
+// overlapping) taken as the placeholder.
+func crcWith(data []byte, found []occurrence) uint32 {
+	var crc uint32
+	p := 0
+	for _, o := range found {
+		crc = crc32.Update(crc, castagnoli, data[p:o.off])
+		crc = crc32.Update(crc, castagnoli, []byte(placeholder))
+		p = int(o.off) + checksumDigits
+	}
+	return crc32.Update(crc, castagnoli, data[p:])
 }

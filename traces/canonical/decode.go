@@ -3,6 +3,8 @@ package canonical
 import (
 	"fmt"
 	"slices"
+	"strings"
+	"unsafe"
 
 	"github.com/apache/arrow/go/v15/arrow"
 	"github.com/apache/arrow/go/v15/arrow/array"
@@ -171,11 +173,13 @@ type strReader struct {
 	idx32    []int32 // the dictionary's indices when they are int32 (Parquet's), for speed
 	dictVals []string
 
-	// copied is set when the batch's buffers are recycled (see recycler): strings are then
-	// substrings of data, a copy of the batch's string bytes (one allocation per column and
-	// batch), whose offsets are offs[i]-base.
+	// A utf8 column's strings are substrings of data at offsets offs[i]-base. data is the
+	// batch's own bytes when they are never reused (Go-allocated Arrow buffers, the direct
+	// Parquet reader's arenas), or, when copied is set, a copy of them in arena: the batch's
+	// buffers are then recycled (see recycler) or mapped from the file (see mappedBatches).
 	copied bool
 	data   string
+	arena  strArena
 	offs   []int32
 	base   int32
 }
@@ -184,18 +188,74 @@ type strReader struct {
 func (r *strReader) copyStrings(a *array.String) {
 	r.offs = a.ValueOffsets()
 	r.data, r.base = "", 0
-	if len(r.offs) > 0 {
-		r.data, r.base = string(a.ValueBytes()), r.offs[0]
+	if len(r.offs) == 0 {
+		return
 	}
+	r.base = r.offs[0]
+	r.data = r.arena.add(a.ValueBytes())
+}
+
+// strArena holds copies of string bytes in large blocks. A block is allocated without being
+// zeroed (by strings.Builder.Grow), and bytes once written to it are never written again, so
+// strings may view them. A string keeps its whole block alive.
+type strArena struct {
+	buf []byte // the current block: len bytes used of cap
+	// next is the size of the next block (at least what is asked): Read sets it to the size of
+	// a whole file's column, so that one allocation serves the file; otherwise each block is
+	// what one batch needs.
+	next int
+	// want is the size of a block to allocate ahead, by allocate.
+	want int
+}
+
+// makeNoZero returns an empty byte slice of capacity at least n whose memory is not zeroed:
+// strings.Builder.Grow allocates that way, and the Builder is then dropped, its buffer kept.
+func makeNoZero(n int) []byte {
+	var b strings.Builder
+	b.Grow(max(n, 1))
+	b.WriteByte(0) // a non-empty string's data pointer is the buffer's
+	return unsafe.Slice(unsafe.StringData(b.String()), b.Cap())[:0]
+}
+
+// reserve makes room for n more bytes in the current block, starting a new block if need be.
+func (a *strArena) reserve(n int) {
+	if cap(a.buf)-len(a.buf) < n {
+		a.buf = makeNoZero(max(n, a.next))
+		a.next = 0
+	}
+}
+
+// allocate starts a block of a.want bytes, if it is set.
+func (a *strArena) allocate() {
+	if a.want > 0 {
+		a.buf = makeNoZero(a.want)
+		a.want = 0
+	}
+}
+
+// add returns a string holding a copy of p.
+func (a *strArena) add(p []byte) string {
+	if len(p) == 0 {
+		return ""
+	}
+	a.reserve(len(p))
+	start := len(a.buf)
+	a.buf = append(a.buf, p...)
+	return unsafe.String(&a.buf[start], len(p))
 }
 
 func (r *strReader) set(col arrow.Array) error {
 	r.col, r.s, r.dict, r.idx32, r.dictVals = col, nil, nil, nil, r.dictVals[:0]
+	r.offs, r.data, r.base = nil, "", 0
 	switch a := col.(type) {
 	case *array.String:
 		r.s = a
 		if r.copied {
 			r.copyStrings(a)
+		} else if r.offs = a.ValueOffsets(); len(r.offs) > 0 {
+			// The batch's own bytes, viewed as a string (see value).
+			b := a.ValueBytes()
+			r.data, r.base = unsafe.String(unsafe.SliceData(b), len(b)), r.offs[0]
 		}
 	case *array.Dictionary:
 		vals, ok := a.Dictionary().(*array.String)
@@ -227,9 +287,8 @@ func (r *strReader) set(col arrow.Array) error {
 	return nil
 }
 
-// value returns row i's string. It aliases the batch's string data rather than copying it: the
-// Reader allocates with the Go allocator, whose buffers are ordinary garbage-collected memory that
-// Arrow never reuses, so a kept string simply keeps its buffer alive.
+// value returns row i's string: a dictionary value, or a substring of r.data (see strReader), which
+// a kept string keeps alive.
 func (r *strReader) value(i int) string {
 	if r.idx32 != nil {
 		if k := r.idx32[i]; k >= 0 && int(k) < len(r.dictVals) {
@@ -240,10 +299,18 @@ func (r *strReader) value(i int) string {
 	if r.dict != nil {
 		return r.dictVals[r.dict.GetValueIndex(i)]
 	}
-	if r.copied {
-		return r.data[r.offs[i]-r.base : r.offs[i+1]-r.base]
+	a, b := r.offs[i]-r.base, r.offs[i+1]-r.base
+	if a == b {
+		return "" // without a pointer into the data, for the collector to skip
 	}
-	return r.s.Value(i)
+	return r.data[a:b]
+}
+
+// setStr stores s in *p unless it is empty (see decoder.decode).
+func setStr(p *string, s string) {
+	if s != "" {
+		*p = s
+	}
 }
 
 const (
@@ -262,18 +329,19 @@ var strCols = [9]string{ColName, ColQueue, ColClass, ColUser, ColJobName, ColLog
 
 // listReader reads a list<int64>/list<int32> column into one slab per batch.
 type listReader[T int64 | int32] struct {
-	l    *array.List
-	vals []T
-	slab []T
+	l       *array.List
+	allNull bool // the common case of a batch without any list (task_durations, parents)
+	vals    []T
+	slab    []T
 }
 
 func newListReader[T int64 | int32](l *array.List, vals []T) listReader[T] {
-	return listReader[T]{l: l, vals: vals}
+	return listReader[T]{l: l, vals: vals, allNull: l.Len() > 0 && l.NullN() == l.Len()}
 }
 
 // at returns row i's list: nil when null, a non-nil slice (possibly empty) otherwise.
 func (r *listReader[T]) at(i int) ([]T, error) {
-	if r.l.IsNull(i) {
+	if r.allNull || r.l.IsNull(i) {
 		return nil, nil
 	}
 	a, b := r.l.ValueOffsets(i)
@@ -392,6 +460,7 @@ func (d *decoder) decode(rec arrow.Record, dst []traces.Job) ([]traces.Job, erro
 	// fail returns dst without the open job if it was built in dst.
 	fail := func(err error) ([]traces.Job, error) {
 		if d.open && j != &d.cur {
+			dst[len(dst)-1] = traces.Job{} // spare capacity stays zero (see below)
 			dst = dst[:len(dst)-1]
 			d.open = false
 		}
@@ -409,17 +478,23 @@ func (d *decoder) decode(rec arrow.Record, dst []traces.Job) ([]traces.Job, erro
 			dst = dst[:len(dst)+1]
 			j = &dst[len(dst)-1]
 			// Field by field rather than as one composite literal: a whole-struct copy runs a bulk
-			// write barrier over the struct whenever the collector is marking, which it mostly is
-			// while a load grows the heap.
-			j.ID, j.Name, j.Submit, j.Queue = ids[i], d.strs[sName].value(i), submit[i], d.strs[sQueue].value(i)
-			j.Class, j.Priority, j.Weight = d.strs[sClass].value(i), int(prio[i]), weight[i]
-			j.Features.User, j.Features.JobName, j.Features.LogicalJobName = d.strs[sUser].value(i), d.strs[sJobName].value(i), d.strs[sLogical].value(i)
-			j.Deadline, j.Utility, j.Placement.Kind, j.Placement.Hard, j.Placement.Slowdown, j.Stages = deadline[i], nil, "", false, 0, nil
+			// write barrier over the struct whenever the collector is marking. dst's spare
+			// capacity is all zeros (fresh memory; fail and the carry-over below clear what they
+			// leave behind), so zero values are not stored at all: storing even a nil pointer
+			// costs a write barrier while the collector marks.
+			j.ID, j.Submit, j.Priority, j.Weight, j.Deadline = ids[i], submit[i], int(prio[i]), weight[i], deadline[i]
+			setStr(&j.Name, d.strs[sName].value(i))
+			setStr(&j.Queue, d.strs[sQueue].value(i))
+			setStr(&j.Class, d.strs[sClass].value(i))
+			setStr(&j.Features.User, d.strs[sUser].value(i))
+			setStr(&j.Features.JobName, d.strs[sJobName].value(i))
+			setStr(&j.Features.LogicalJobName, d.strs[sLogical].value(i))
 			if !d.strs[sUKind].col.IsNull(i) {
 				j.Utility = &traces.Utility{Kind: traces.UtilityKind(d.strs[sUKind].value(i)), Priority: uPrio[i], Decay: uDecay[i], Slope: uSlope[i], Target: uTarget[i]}
 			}
 			if placed {
-				j.Placement.Kind, j.Placement.Hard, j.Placement.Slowdown = d.strs[sPKind].value(i), pHard.Value(i), pSlowdown[i]
+				setStr(&j.Placement.Kind, d.strs[sPKind].value(i))
+				j.Placement.Hard, j.Placement.Slowdown = pHard.Value(i), pSlowdown[i]
 			}
 			if ns == 0 {
 				continue
@@ -450,9 +525,17 @@ func (d *decoder) decode(rec arrow.Record, dst []traces.Job) ([]traces.Job, erro
 		if err != nil {
 			return fail(d.rowError(i, ColParents, "%v", err))
 		}
-		s.Name, s.Tasks = d.strs[sStageName].value(i), tasks[i]
+		// The stage slab is fresh zeroed memory too: zero values are not stored.
+		setStr(&s.Name, d.strs[sStageName].value(i))
+		s.Tasks = tasks[i]
 		s.Demand = traces.Vec{demand[0][i], demand[1][i], demand[2][i], demand[3][i], demand[4][i], demand[5][i]}
-		s.Duration, s.Estimate, s.TaskDurations, s.Parents = duration[i], estimate[i], td, ps
+		s.Duration, s.Estimate = duration[i], estimate[i]
+		if td != nil {
+			s.TaskDurations = td
+		}
+		if ps != nil {
+			s.Parents = ps
+		}
 		d.filled++
 		if d.filled == len(j.Stages) {
 			if j == &d.cur {

@@ -2,7 +2,11 @@ package canonical
 
 import (
 	"fmt"
+	"hash/maphash"
 	"math"
+	"math/bits"
+	"slices"
+	"unsafe"
 
 	"github.com/apache/arrow/go/v15/arrow"
 	"github.com/apache/arrow/go/v15/arrow/array"
@@ -16,25 +20,189 @@ import (
 // batch is flushed; the slices are reused for the next batch once the sink has consumed it (both
 // the IPC and the Parquet writer serialize a record before Write returns).
 
-type i64Col struct{ v []int64 }
+// push appends x to s, doubling s's capacity when it is full. A batch's columns grow to tens of
+// thousands of values each; append grows large slices by only 1.25x, and the repeated copying and
+// zeroing of fresh memory cost about a tenth of the Writer's time before this.
+func push[T any](s []T, x T) []T {
+	if len(s) == cap(s) {
+		s = slices.Grow(s, max(len(s), 256))
+	}
+	return append(s, x)
+}
+
+// pushBytes appends b to s, doubling s's capacity when b does not fit.
+func pushBytes(s, b []byte) []byte {
+	if cap(s)-len(s) < len(b) {
+		s = slices.Grow(s, max(len(s), len(b), 4096))
+	}
+	return append(s, b...)
+}
+
+// Numeric columns accumulate their values in v. In dictionary mode (d != nil, for Parquet's
+// dictionary-encoded columns) array indexes them when the batch is flushed: d.keys gets the bits
+// of the distinct values in order of first appearance and d.idx each row's index, for the same
+// reason as strCol's: pqarrow then hashes each distinct value once per row group instead of every
+// value. Building the dictionary in one tight loop per batch keeps add a plain (inlined) append.
+// Values are told apart by their bits (a NaN payload or -0 that Parquet's own dictionary would
+// merge makes pqarrow fall back to plain encoding, which is still exact).
+
+type i64Col struct {
+	v []int64
+	d *numDict
+}
+
+func (c *i64Col) add(x int64) { c.v = append(c.v, x) }
+
+func (c *i64Col) reset() { c.v = c.v[:0]; c.d.reset() }
 
 func (c *i64Col) array() arrow.Array {
-	return array.NewInt64Data(array.NewData(arrow.PrimitiveTypes.Int64, len(c.v),
-		[]*memory.Buffer{nil, memory.NewBufferBytes(arrow.Int64Traits.CastToBytes(c.v))}, nil, 0, 0))
+	v := c.v
+	if c.d != nil {
+		c.d.build(len(v), func(i int) uint64 { return uint64(v[i]) })
+		v = arrow.Int64Traits.CastFromBytes(arrow.Uint64Traits.CastToBytes(c.d.keys))
+	}
+	return c.d.wrap(array.NewData(arrow.PrimitiveTypes.Int64, len(v),
+		[]*memory.Buffer{nil, memory.NewBufferBytes(arrow.Int64Traits.CastToBytes(v))}, nil, 0, 0))
 }
 
-type i32Col struct{ v []int32 }
+type i32Col struct {
+	v []int32
+	d *numDict
+}
+
+func (c *i32Col) add(x int32) { c.v = append(c.v, x) }
+
+func (c *i32Col) reset() { c.v = c.v[:0]; c.d.reset() }
 
 func (c *i32Col) array() arrow.Array {
-	return array.NewInt32Data(array.NewData(arrow.PrimitiveTypes.Int32, len(c.v),
-		[]*memory.Buffer{nil, memory.NewBufferBytes(arrow.Int32Traits.CastToBytes(c.v))}, nil, 0, 0))
+	v := c.v
+	if c.d != nil {
+		c.d.build(len(v), func(i int) uint64 { return uint64(uint32(v[i])) })
+		v = c.d.i32[:0]
+		for _, k := range c.d.keys {
+			v = append(v, int32(uint32(k)))
+		}
+		c.d.i32 = v
+	}
+	return c.d.wrap(array.NewData(arrow.PrimitiveTypes.Int32, len(v),
+		[]*memory.Buffer{nil, memory.NewBufferBytes(arrow.Int32Traits.CastToBytes(v))}, nil, 0, 0))
 }
 
-type f64Col struct{ v []float64 }
+type f64Col struct {
+	v []float64
+	d *numDict
+}
+
+func (c *f64Col) add(x float64) { c.v = append(c.v, x) }
+
+func (c *f64Col) reset() { c.v = c.v[:0]; c.d.reset() }
 
 func (c *f64Col) array() arrow.Array {
-	return array.NewFloat64Data(array.NewData(arrow.PrimitiveTypes.Float64, len(c.v),
-		[]*memory.Buffer{nil, memory.NewBufferBytes(arrow.Float64Traits.CastToBytes(c.v))}, nil, 0, 0))
+	v := c.v
+	if c.d != nil {
+		c.d.build(len(v), func(i int) uint64 { return math.Float64bits(v[i]) })
+		v = arrow.Float64Traits.CastFromBytes(arrow.Uint64Traits.CastToBytes(c.d.keys))
+	}
+	return c.d.wrap(array.NewData(arrow.PrimitiveTypes.Float64, len(v),
+		[]*memory.Buffer{nil, memory.NewBufferBytes(arrow.Float64Traits.CastToBytes(v))}, nil, 0, 0))
+}
+
+// numDict maps a numeric column's values (as bits) to dictionary indices: an open-addressing
+// table with Fibonacci hashing, behind a check for the previous row's value, which is the common
+// case (constant or slowly varying columns).
+type numDict struct {
+	idx   []int32 // each row's index
+	keys  []uint64
+	slots []int32 // 1 + index; 0: empty
+	shift uint
+	i32   []int32 // an int32 column's dictionary values, from keys
+}
+
+// build indexes the n values whose bits key returns.
+func (d *numDict) build(n int, key func(i int) uint64) {
+	d.idx, d.keys = d.idx[:0], d.keys[:0]
+	clear(d.slots)
+	last, lastK := uint64(0), int32(-1)
+	for i := range n {
+		k := key(i)
+		if k == last && lastK >= 0 { // the common case: the previous row's value
+			d.idx = append(d.idx, lastK)
+			continue
+		}
+		d.index(k)
+		last, lastK = k, d.idx[len(d.idx)-1]
+	}
+}
+
+// index appends key's index to d.idx, adding key to the dictionary if it is new, and reports
+// whether it was.
+func (d *numDict) index(key uint64) bool {
+	if n := len(d.idx); n > 0 {
+		if k := d.idx[n-1]; d.keys[k] == key {
+			d.idx = push(d.idx, k)
+			return false
+		}
+	}
+	if 2*(len(d.keys)+1) > len(d.slots) {
+		d.grow()
+	}
+	mask := uint64(len(d.slots) - 1)
+	for i := (key * 0x9e3779b97f4a7c15) >> d.shift; ; i = (i + 1) & mask {
+		e := d.slots[i]
+		if e == 0 {
+			k := int32(len(d.keys))
+			d.slots[i] = k + 1
+			d.keys = append(d.keys, key)
+			d.idx = push(d.idx, k)
+			return true
+		}
+		if d.keys[e-1] == key {
+			d.idx = push(d.idx, e-1)
+			return false
+		}
+	}
+}
+
+func (d *numDict) grow() {
+	n := max(256, 2*len(d.slots))
+	d.slots = make([]int32, n)
+	d.shift = uint(64 - bits.Len(uint(n-1)))
+	mask := uint64(n - 1)
+	for k, key := range d.keys {
+		i := (key * 0x9e3779b97f4a7c15) >> d.shift
+		for d.slots[i] != 0 {
+			i = (i + 1) & mask
+		}
+		d.slots[i] = int32(k) + 1
+	}
+}
+
+func (d *numDict) reset() {
+	if d != nil {
+		d.idx, d.keys = d.idx[:0], d.keys[:0]
+		clear(d.slots)
+	}
+}
+
+// wrap returns values as an array, or in dictionary mode the dictionary array of d's indices
+// into values.
+func (d *numDict) wrap(values *array.Data) arrow.Array {
+	if d == nil {
+		defer values.Release()
+		return array.MakeFromData(values)
+	}
+	return dictArray(values, d.idx, nil, 0)
+}
+
+// dictArray returns the int32-indexed dictionary array of idx into values, with validity bitmap
+// valid (nil: no nulls) holding nulls nulls. It releases values.
+func dictArray(values *array.Data, idx []int32, valid *memory.Buffer, nulls int) arrow.Array {
+	defer values.Release()
+	data := array.NewData(&arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int32, ValueType: values.DataType()}, len(idx),
+		[]*memory.Buffer{valid, memory.NewBufferBytes(arrow.Int32Traits.CastToBytes(idx))}, nil, nulls, 0)
+	data.SetDictionary(values)
+	defer data.Release()
+	return array.NewDictionaryData(data)
 }
 
 // boolCol is a non-nullable bool column: an Arrow bitmap.
@@ -89,45 +257,128 @@ func (v *validity) buffer() *memory.Buffer {
 	return memory.NewBufferBytes(v.bits)
 }
 
+// strCol is a utf8 column. In dictionary mode (dict != nil, for Parquet) offsets and data hold the
+// batch's distinct values in order of first appearance and idx each row's value, so the column
+// is handed to pqarrow as a dictionary array: pqarrow then hashes each distinct value once per
+// row group (PutDictionary) instead of every value, and only copies the indices. The resulting
+// file is the same as if pqarrow had built the dictionary itself, which also numbers values by
+// first appearance.
 type strCol struct {
 	offsets  []int32
 	data     []byte
 	nullable bool
 	valid    validity
+	dict     *strDict
+	idx      []int32
 }
 
-func (c *strCol) append(s string) {
+func (c *strCol) start() {
 	if len(c.offsets) == 0 {
 		c.offsets = append(c.offsets, 0)
 	}
-	c.data = append(c.data, s...)
-	c.offsets = append(c.offsets, int32(len(c.data)))
+}
+
+func (c *strCol) append(s string) {
+	c.appendBytes(unsafe.Slice(unsafe.StringData(s), len(s)))
+}
+
+// appendBytes appends the string b (which the column does not keep).
+func (c *strCol) appendBytes(b []byte) {
+	c.start()
+	if c.dict != nil {
+		c.idx = push(c.idx, c.dict.index(c, b))
+	} else {
+		c.data = pushBytes(c.data, b)
+		c.offsets = push(c.offsets, int32(len(c.data)))
+	}
 	if c.nullable {
 		c.valid.append(true)
 	}
 }
 
 func (c *strCol) appendNull() {
-	if len(c.offsets) == 0 {
-		c.offsets = append(c.offsets, 0)
+	c.start()
+	if c.dict != nil {
+		c.idx = push(c.idx, 0)
+	} else {
+		c.offsets = push(c.offsets, int32(len(c.data)))
 	}
-	c.offsets = append(c.offsets, int32(len(c.data)))
 	c.valid.append(false)
 }
 
 func (c *strCol) reset() {
-	c.offsets, c.data = c.offsets[:0], c.data[:0]
+	c.offsets, c.data, c.idx = c.offsets[:0], c.data[:0], c.idx[:0]
 	c.valid.reset()
+	if c.dict != nil {
+		c.dict.reset()
+	}
 }
 
 func (c *strCol) array() arrow.Array {
-	if len(c.offsets) == 0 {
-		c.offsets = append(c.offsets, 0)
+	c.start()
+	if c.dict == nil {
+		n := len(c.offsets) - 1
+		return array.NewStringData(array.NewData(arrow.BinaryTypes.String, n,
+			[]*memory.Buffer{c.valid.buffer(), memory.NewBufferBytes(arrow.Int32Traits.CastToBytes(c.offsets)), memory.NewBufferBytes(c.data)},
+			nil, c.valid.nulls, 0))
 	}
-	n := len(c.offsets) - 1
-	return array.NewStringData(array.NewData(arrow.BinaryTypes.String, n,
-		[]*memory.Buffer{c.valid.buffer(), memory.NewBufferBytes(arrow.Int32Traits.CastToBytes(c.offsets)), memory.NewBufferBytes(c.data)},
-		nil, c.valid.nulls, 0))
+	values := array.NewData(arrow.BinaryTypes.String, len(c.offsets)-1,
+		[]*memory.Buffer{nil, memory.NewBufferBytes(arrow.Int32Traits.CastToBytes(c.offsets)), memory.NewBufferBytes(c.data)},
+		nil, 0, 0)
+	return dictArray(values, c.idx, c.valid.buffer(), c.valid.nulls)
+}
+
+// strDict is an open-addressing hash table from a dictionary-mode column's values to their
+// indices. It stores 32 bits of each value's hash, which choose the slot and rule out most
+// mismatches before the bytes are compared. Only the table layout depends on maphash's random
+// seed, never the indices, so output stays deterministic.
+type strDict struct {
+	seed   maphash.Seed
+	slots  []int32  // 1 + value index; 0: empty
+	hashes []uint32 // by value index
+}
+
+func newStrDict() *strDict { return &strDict{seed: maphash.MakeSeed()} }
+
+func (d *strDict) reset() {
+	clear(d.slots)
+	d.hashes = d.hashes[:0]
+}
+
+// index returns b's index among c's values, adding it if new.
+func (d *strDict) index(c *strCol, b []byte) int32 {
+	if 2*(len(d.hashes)+1) > len(d.slots) {
+		d.grow()
+	}
+	h := uint32(maphash.Bytes(d.seed, b))
+	mask := uint32(len(d.slots) - 1)
+	for i := h & mask; ; i = (i + 1) & mask {
+		e := d.slots[i]
+		if e == 0 {
+			k := int32(len(d.hashes))
+			d.slots[i] = k + 1
+			d.hashes = append(d.hashes, h)
+			c.data = pushBytes(c.data, b)
+			c.offsets = push(c.offsets, int32(len(c.data)))
+			return k
+		}
+		k := e - 1
+		if d.hashes[k] == h && string(c.data[c.offsets[k]:c.offsets[k+1]]) == string(b) {
+			return k
+		}
+	}
+}
+
+func (d *strDict) grow() {
+	d.slots = make([]int32, max(1024, 2*len(d.slots)))
+	mask := uint32(len(d.slots) - 1)
+	for k, h := range d.hashes {
+		i := h & mask
+		for d.slots[i] != 0 {
+			i = (i + 1) & mask
+		}
+		d.slots[i] = int32(k) + 1
+	}
 }
 
 // listCol is a nullable list<int64> or list<int32> column.
@@ -145,18 +396,10 @@ func (c *listCol) start() {
 	}
 }
 
-func (c *listCol) appendI64(xs []int64) {
+func (c *listCol) appendNull() {
 	c.start()
-	c.i64 = append(c.i64, xs...)
-	c.offsets = append(c.offsets, int32(len(c.i64)))
-	c.valid.append(xs != nil)
-}
-
-func (c *listCol) appendI32(xs []int32) {
-	c.start()
-	c.i32 = append(c.i32, xs...)
-	c.offsets = append(c.offsets, int32(len(c.i32)))
-	c.valid.append(xs != nil)
+	c.offsets = append(c.offsets, int32(len(c.i64)+len(c.i32)))
+	c.valid.append(false)
 }
 
 func (c *listCol) reset() {
@@ -194,13 +437,48 @@ type encoder struct {
 	pKind                                                          strCol
 	pHard                                                          boolCol
 	taskDurations, parents                                         listCol
+
+	scratch []byte // add's record of the job
 }
 
+// newEncoder returns an encoder for schema, whose string columns are dictionaries when they are
+// so in schema (see sinkSchema).
 func newEncoder(schema *arrow.Schema) *encoder {
 	e := &encoder{schema: schema}
 	e.uKind.nullable = true
 	e.taskDurations.typ = schema.Field(schema.FieldIndices(ColTaskDurations)[0]).Type.(*arrow.ListType)
 	e.parents.typ = schema.Field(schema.FieldIndices(ColParents)[0]).Type.(*arrow.ListType)
+	isDict := func(name string) bool {
+		return schema.Field(schema.FieldIndices(name)[0]).Type.ID() == arrow.DICTIONARY
+	}
+	for name, c := range map[string]*strCol{ColName: &e.name, ColQueue: &e.queue, ColClass: &e.class, ColUser: &e.user,
+		ColJobName: &e.jobName, ColLogicalJobName: &e.logical, ColUtilityKind: &e.uKind, ColStageName: &e.stageName,
+		ColPlacementKind: &e.pKind} {
+		if isDict(name) {
+			c.dict = newStrDict()
+		}
+	}
+	i64s := map[string]*i64Col{ColJobID: &e.jobID, ColSubmit: &e.submit, ColPriority: &e.priority, ColDeadline: &e.deadline,
+		ColUtilityTarget: &e.uTarget, ColDuration: &e.duration, ColEstimate: &e.estimate}
+	for d := range e.demand {
+		i64s[ColDemand(d)] = &e.demand[d]
+	}
+	for name, c := range i64s {
+		if isDict(name) {
+			c.d = new(numDict)
+		}
+	}
+	for name, c := range map[string]*f64Col{ColWeight: &e.weight, ColUtilityPriority: &e.uPriority, ColUtilityDecay: &e.uDecay,
+		ColUtilitySlope: &e.uSlope, ColPlacementSlowdown: &e.pSlowdown} {
+		if isDict(name) {
+			c.d = new(numDict)
+		}
+	}
+	for name, c := range map[string]*i32Col{ColNumStages: &e.numStages, ColStage: &e.stage, ColTasks: &e.tasks} {
+		if isDict(name) {
+			c.d = new(numDict)
+		}
+	}
 	return e
 }
 
@@ -208,79 +486,137 @@ func newEncoder(schema *arrow.Schema) *encoder {
 // Arrow offsets can address.
 const byteBudget = 1 << 28
 
+// dictBudget bounds a dictionary-mode column's distinct values per batch, like the Parquet
+// dictionary page size limit the dense path respects.
+const dictBudget = 8 << 20
+
 // full reports whether the batch should be flushed before adding more rows.
 func (e *encoder) full(batchRows int) bool {
 	if e.rows >= batchRows {
 		return true
 	}
-	n := 0
-	for _, c := range []*strCol{&e.name, &e.queue, &e.class, &e.user, &e.jobName, &e.logical, &e.uKind, &e.stageName, &e.pKind} {
-		n = max(n, len(c.data))
+	for _, c := range [...]*strCol{&e.name, &e.queue, &e.class, &e.user, &e.jobName, &e.logical, &e.uKind, &e.stageName, &e.pKind} {
+		if len(c.data) > byteBudget || (c.dict != nil && len(c.data) > dictBudget) {
+			return true
+		}
 	}
-	return n > byteBudget || len(e.taskDurations.i64) > byteBudget/8 || len(e.parents.i32) > byteBudget/4
+	return len(e.taskDurations.i64) > byteBudget/8 || len(e.parents.i32) > byteBudget/4
 }
 
 // add appends j's rows (one per stage, or one row for a job without stages).
 func (e *encoder) add(j *traces.Job) error {
-	n := len(j.Stages)
-	if n > math.MaxInt32 {
+	if n := len(j.Stages); n > math.MaxInt32 {
 		return fmt.Errorf("job %d: %d stages do not fit an int32", j.ID, n)
+	}
+	e.scratch = appendRecord(e.scratch[:0], j)
+	return e.addRecord(e.scratch)
+}
+
+// addRecord appends the rows of the job serialized in rec (see appendRecord), decoding it
+// straight into the columns.
+func (e *encoder) addRecord(rec []byte) error {
+	r := recReader{b: rec}
+	submit, id := int64(r.fixed64()), int64(r.fixed64())
+	name, queue, class := r.str(), r.str(), r.str()
+	priority := r.i64()
+	weight := r.f64()
+	user, jobName, logical := r.str(), r.str(), r.str()
+	deadline := r.i64()
+	hasUtility := r.byte() == 1
+	var (
+		uKind                     []byte
+		uPriority, uDecay, uSlope float64
+		uTarget                   int64
+		pKind                     []byte
+		pHard                     bool
+		pSlowdown                 float64
+	)
+	if hasUtility {
+		uKind = r.str()
+		uPriority, uDecay, uSlope = r.f64(), r.f64(), r.f64()
+		uTarget = r.i64()
+	}
+	if r.byte() == 1 {
+		pKind = r.str()
+		pHard = r.byte() == 1
+		pSlowdown = r.f64()
+	}
+	n, _ := r.optLen()
+	if r.err != nil {
+		return fmt.Errorf("job %d: sort record: %w", id, r.err)
+	}
+	if n > math.MaxInt32 {
+		return fmt.Errorf("job %d: %d stages do not fit an int32", id, n)
 	}
 	rows := max(n, 1)
 	for s := 0; s < rows; s++ {
-		e.jobID.v = append(e.jobID.v, j.ID)
-		e.name.append(j.Name)
-		e.submit.v = append(e.submit.v, j.Submit)
-		e.queue.append(j.Queue)
-		e.class.append(j.Class)
-		e.priority.v = append(e.priority.v, int64(j.Priority))
-		e.weight.v = append(e.weight.v, j.Weight)
-		e.user.append(j.Features.User)
-		e.jobName.append(j.Features.JobName)
-		e.logical.append(j.Features.LogicalJobName)
-		e.deadline.v = append(e.deadline.v, j.Deadline)
-		if u := j.Utility; u != nil {
-			e.uKind.append(string(u.Kind))
-			e.uPriority.v = append(e.uPriority.v, u.Priority)
-			e.uDecay.v = append(e.uDecay.v, u.Decay)
-			e.uSlope.v = append(e.uSlope.v, u.Slope)
-			e.uTarget.v = append(e.uTarget.v, u.Target)
+		e.jobID.add(id)
+		e.name.appendBytes(name)
+		e.submit.add(submit)
+		e.queue.appendBytes(queue)
+		e.class.appendBytes(class)
+		e.priority.add(priority)
+		e.weight.add(weight)
+		e.user.appendBytes(user)
+		e.jobName.appendBytes(jobName)
+		e.logical.appendBytes(logical)
+		e.deadline.add(deadline)
+		if hasUtility {
+			e.uKind.appendBytes(uKind)
 		} else {
 			e.uKind.appendNull()
-			e.uPriority.v = append(e.uPriority.v, 0)
-			e.uDecay.v = append(e.uDecay.v, 0)
-			e.uSlope.v = append(e.uSlope.v, 0)
-			e.uTarget.v = append(e.uTarget.v, 0)
 		}
-		e.pKind.append(j.Placement.Kind)
-		e.pHard.append(j.Placement.Hard)
-		e.pSlowdown.v = append(e.pSlowdown.v, j.Placement.Slowdown)
-		e.numStages.v = append(e.numStages.v, int32(n))
-		e.stage.v = append(e.stage.v, int32(s))
+		e.uPriority.add(uPriority)
+		e.uDecay.add(uDecay)
+		e.uSlope.add(uSlope)
+		e.uTarget.add(uTarget)
+		e.pKind.appendBytes(pKind)
+		e.pHard.append(pHard)
+		e.pSlowdown.add(pSlowdown)
+		e.numStages.add(int32(n))
+		e.stage.add(int32(s))
+		e.rows++
 		if n == 0 {
-			e.stageName.append("")
-			e.tasks.v = append(e.tasks.v, 0)
+			e.stageName.appendBytes(nil)
+			e.tasks.add(0)
 			for d := range e.demand {
-				e.demand[d].v = append(e.demand[d].v, 0)
+				e.demand[d].add(0)
 			}
-			e.duration.v = append(e.duration.v, 0)
-			e.estimate.v = append(e.estimate.v, 0)
-			e.taskDurations.appendI64(nil)
-			e.parents.appendI32(nil)
-			e.rows++
+			e.duration.add(0)
+			e.estimate.add(0)
+			e.taskDurations.appendNull()
+			e.parents.appendNull()
 			continue
 		}
-		st := &j.Stages[s]
-		e.stageName.append(st.Name)
-		e.tasks.v = append(e.tasks.v, st.Tasks)
+		e.stageName.appendBytes(r.str())
+		e.tasks.add(int32(r.i64()))
 		for d := range e.demand {
-			e.demand[d].v = append(e.demand[d].v, st.Demand[d])
+			e.demand[d].add(r.i64())
 		}
-		e.duration.v = append(e.duration.v, st.Duration)
-		e.estimate.v = append(e.estimate.v, st.Estimate)
-		e.taskDurations.appendI64(st.TaskDurations)
-		e.parents.appendI32(st.Parents)
-		e.rows++
+		e.duration.add(r.i64())
+		e.estimate.add(r.i64())
+		c := &e.taskDurations
+		c.start()
+		k, ok := r.optLen()
+		for range k {
+			c.i64 = append(c.i64, r.i64())
+		}
+		c.offsets = push(c.offsets, int32(len(c.i64)))
+		c.valid.append(ok)
+		c = &e.parents
+		c.start()
+		k, ok = r.optLen()
+		for range k {
+			c.i32 = append(c.i32, int32(r.i64()))
+		}
+		c.offsets = push(c.offsets, int32(len(c.i32)))
+		c.valid.append(ok)
+	}
+	if r.err == nil && len(r.b) != 0 {
+		r.err = fmt.Errorf("%d bytes left over", len(r.b))
+	}
+	if r.err != nil {
+		return fmt.Errorf("job %d: sort record: %w", id, r.err)
 	}
 	return nil
 }
@@ -308,16 +644,16 @@ func (e *encoder) record() arrow.Record {
 func (e *encoder) reset() {
 	e.rows = 0
 	for _, c := range []*i64Col{&e.jobID, &e.submit, &e.priority, &e.deadline, &e.uTarget, &e.duration, &e.estimate} {
-		c.v = c.v[:0]
+		c.reset()
 	}
 	for d := range e.demand {
-		e.demand[d].v = e.demand[d].v[:0]
+		e.demand[d].reset()
 	}
 	for _, c := range []*f64Col{&e.weight, &e.uPriority, &e.uDecay, &e.uSlope, &e.pSlowdown} {
-		c.v = c.v[:0]
+		c.reset()
 	}
 	for _, c := range []*i32Col{&e.numStages, &e.stage, &e.tasks} {
-		c.v = c.v[:0]
+		c.reset()
 	}
 	for _, c := range []*strCol{&e.name, &e.queue, &e.class, &e.user, &e.jobName, &e.logical, &e.uKind, &e.stageName, &e.pKind} {
 		c.reset()

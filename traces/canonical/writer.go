@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 
@@ -21,8 +22,9 @@ import (
 // DefaultBatchRows is the number of stage rows per record batch (and per Parquet row group).
 const DefaultBatchRows = 32 << 10
 
-// DefaultRunRows is the number of stage rows a sorting Writer holds in memory before it sorts them
-// and spills them to a temporary run file.
+// DefaultRunRows is a row limit on a sorting Writer's in-memory run, for WithSortBySubmit callers
+// that want one. Runs are otherwise bounded by a fixed byte budget (4 MiB of compact records,
+// about 19,000 single-stage jobs), which WithSortBySubmit(runRows ≤ 0, ...) uses alone.
 const DefaultRunRows = 16 << 10
 
 // maxFanIn bounds the number of runs merged at once; more runs are merged in several passes.
@@ -31,6 +33,7 @@ const maxFanIn = 64
 type config struct {
 	batchRows int
 	runRows   int
+	runBytes  int
 	sort      bool
 	tempDir   string
 }
@@ -43,9 +46,10 @@ type Option func(*config)
 func WithBatchRows(n int) Option { return func(c *config) { c.batchRows = n } }
 
 // WithSortBySubmit makes the Writer accept jobs in any order and write them ordered by (submit
-// time, job id), stably, as traces.Workload.SortJobs would. Memory stays bounded: every runRows
-// stage rows (≤ 0: DefaultRunRows) are sorted and spilled to a temporary file in tempDir
-// (empty: the destination's directory), and Close merges the runs.
+// time, job id), stably, as traces.Workload.SortJobs would. Memory stays bounded: jobs are kept
+// in a compact serialized form, and whenever they reach a fixed byte budget or runRows stage rows
+// (≤ 0: no row limit) they are sorted and spilled to a temporary file in tempDir (empty: the
+// destination's directory); Close merges the runs.
 func WithSortBySubmit(runRows int, tempDir string) Option {
 	return func(c *config) {
 		c.sort, c.runRows, c.tempDir = true, runRows, tempDir
@@ -61,16 +65,17 @@ type Writer struct {
 	cfg    config
 	schema *arrow.Schema
 	tmp    *os.File
+	crc    *crcFile // tmp, checksummed as it is written
 	sink   sink
 	enc    *encoder
 
 	jobs, rows int64
 	done       bool
 
-	// sorting state
-	buf     []traces.Job
-	spare   []traces.Job // sortBuf's second buffer
-	idx     []int32      // sortBuf's index
+	// sorting state (sort.go): the in-memory run's records and their keys
+	arena   []byte
+	keys    []runKey
+	sortTmp []runKey // sortKeys' second buffer
 	bufRows int
 	runs    []string
 	runSeq  int
@@ -84,7 +89,7 @@ func NewWriter(path string, meta Meta, opts ...Option) (*Writer, error) {
 	if err != nil {
 		return nil, err
 	}
-	cfg := config{batchRows: DefaultBatchRows}
+	cfg := config{batchRows: DefaultBatchRows, runBytes: defaultRunBytes}
 	for _, o := range opts {
 		o(&cfg)
 	}
@@ -92,7 +97,7 @@ func NewWriter(path string, meta Meta, opts ...Option) (*Writer, error) {
 		cfg.batchRows = DefaultBatchRows
 	}
 	if cfg.runRows <= 0 {
-		cfg.runRows = DefaultRunRows
+		cfg.runRows = math.MaxInt
 	}
 	if cfg.tempDir == "" {
 		cfg.tempDir = filepath.Dir(path)
@@ -101,26 +106,28 @@ func NewWriter(path string, meta Meta, opts ...Option) (*Writer, error) {
 	if err != nil {
 		return nil, err
 	}
-	schema := arrow.NewSchema(Schema.Fields(), &md)
+	schema := sinkSchema(format, &md)
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
 		return nil, fmt.Errorf("canonical: create %s: %w", path, err)
 	}
-	s, err := newSink(format, tmp, schema)
+	crc := &crcFile{f: tmp, tail: make([]byte, 0, 2*(len(checksumMarker)+checksumDigits))}
+	s, err := newSink(format, crc, schema)
 	if err != nil {
 		tmp.Close()
 		os.Remove(tmp.Name())
 		return nil, fmt.Errorf("canonical: %s: %w", path, err)
 	}
-	return &Writer{path: path, format: format, cfg: cfg, schema: schema, tmp: tmp, sink: s, enc: newEncoder(schema)}, nil
+	return &Writer{path: path, format: format, cfg: cfg, schema: schema, tmp: tmp, crc: crc, sink: s, enc: newEncoder(schema)}, nil
 }
 
-// Append adds a job. Without sorting, the job is encoded immediately and not retained; with
-// WithSortBySubmit it is deep-copied.
+// Append adds a job. The job is not retained: it is encoded immediately, or with
+// WithSortBySubmit serialized into the Writer's run buffer.
 func (w *Writer) Append(j *traces.Job) error { return w.add(j, false) }
 
 // AppendOwned is Append for a job the caller hands over: the Writer may keep j and the slices it
-// points to (no copy), so the caller must not modify them afterwards.
+// points to (no copy), so the caller must not modify them afterwards. (The current Writer never
+// keeps them, but callers must not rely on that.)
 func (w *Writer) AppendOwned(j *traces.Job) error { return w.add(j, true) }
 
 func (w *Writer) add(j *traces.Job, owned bool) error {
@@ -128,19 +135,16 @@ func (w *Writer) add(j *traces.Job, owned bool) error {
 		return fmt.Errorf("canonical: %s: append after close", w.path)
 	}
 	w.jobs++
-	w.rows += int64(max(len(j.Stages), 1))
+	rows := max(len(j.Stages), 1)
+	w.rows += int64(rows)
 	if w.cfg.sort {
-		if owned {
-			w.buf = append(w.buf, *j)
-		} else {
-			w.buf = append(w.buf, cloneJob(j))
+		if len(j.Stages) > math.MaxInt32 {
+			w.Abort()
+			return fmt.Errorf("canonical: %s: job %d: %d stages do not fit an int32", w.path, j.ID, len(j.Stages))
 		}
-		w.bufRows += max(len(j.Stages), 1)
-		if w.bufRows >= w.cfg.runRows {
-			if err := w.spill(); err != nil {
-				w.Abort()
-				return err
-			}
+		if err := w.bufRecord(rows, func(b []byte) []byte { return appendRecord(b, j) }); err != nil {
+			w.Abort()
+			return fmt.Errorf("canonical: %s: %w", w.path, err)
 		}
 		return nil
 	}
@@ -165,6 +169,16 @@ func (w *Writer) encode(enc *encoder, s sink, batchRows int, j *traces.Job) erro
 		}
 	}
 	return enc.add(j)
+}
+
+// encodeRecord adds the job serialized in rec to the Writer's output.
+func (w *Writer) encodeRecord(rec []byte) error {
+	if w.enc.rows > 0 && w.enc.full(w.cfg.batchRows) {
+		if err := flush(w.enc, w.sink); err != nil {
+			return err
+		}
+	}
+	return w.enc.addRecord(rec)
 }
 
 func flush(enc *encoder, s sink) error {
@@ -205,7 +219,7 @@ func (w *Writer) Close() error {
 	if w.format == Arrow {
 		copies = 2 // the IPC file format writes the schema at the start and in the footer
 	}
-	if err := sealChecksum(w.tmp, copies); err != nil {
+	if err := w.crc.seal(w.tmp, copies); err != nil {
 		w.tmp.Close()
 		os.Remove(name)
 		return fmt.Errorf("canonical: %s: %w", w.path, err)
@@ -233,7 +247,7 @@ func (w *Writer) Abort() error {
 		return nil
 	}
 	w.done = true
-	w.buf, w.spare = nil, nil
+	w.arena, w.keys, w.sortTmp = nil, nil, nil
 	for _, r := range w.runs {
 		os.Remove(r)
 	}
@@ -256,27 +270,29 @@ func Write(path string, w *traces.Workload) error {
 	return cw.Close()
 }
 
-// cloneJob deep-copies the parts of j a caller might reuse.
-func cloneJob(j *traces.Job) traces.Job {
-	c := *j
-	if j.Utility != nil {
-		u := *j.Utility
-		c.Utility = &u
-	}
-	if j.Stages != nil {
-		c.Stages = make([]traces.Stage, len(j.Stages))
-		copy(c.Stages, j.Stages)
-		for i := range c.Stages {
-			s := &c.Stages[i]
-			if s.TaskDurations != nil {
-				s.TaskDurations = append(make([]traces.Time, 0, len(s.TaskDurations)), s.TaskDurations...)
-			}
-			if s.Parents != nil {
-				s.Parents = append(make([]int32, 0, len(s.Parents)), s.Parents...)
+// noDictionary are the columns Parquet files store without a dictionary: ids, times and
+// durations are nearly unique, so a dictionary would be wasted work.
+var noDictionary = map[string]bool{ColJobID: true, ColSubmit: true, ColDuration: true, ColEstimate: true, ColDeadline: true, ColUtilityTarget: true}
+
+// sinkSchema is the schema of the record batches written in format f: Schema with metadata md,
+// and for Parquet with the dictionary-encoded columns (the strings and the numbers but for
+// noDictionary; not the bool and list columns) as int32-indexed dictionary arrays that the
+// encoder builds (see strCol and numDict). pqarrow stores a dictionary array just as it stores
+// a dense column it dictionary-encodes itself, so the file's Parquet schema and encodings are
+// those of the plain columns.
+func sinkSchema(f Format, md *arrow.Metadata) *arrow.Schema {
+	fields := Schema.Fields()
+	if f == Parquet {
+		for i, fd := range fields {
+			switch fd.Type.ID() {
+			case arrow.STRING, arrow.INT32, arrow.INT64, arrow.FLOAT64:
+				if !noDictionary[fd.Name] {
+					fields[i].Type = &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int32, ValueType: fd.Type}
+				}
 			}
 		}
 	}
-	return c
+	return arrow.NewSchema(fields, md)
 }
 
 // sink consumes record batches.
@@ -285,7 +301,7 @@ type sink interface {
 	close() error
 }
 
-func newSink(f Format, out *os.File, schema *arrow.Schema) (sink, error) {
+func newSink(f Format, out io.Writer, schema *arrow.Schema) (sink, error) {
 	bw := &posWriter{w: bufio.NewWriterSize(out, 1<<20)}
 	switch f {
 	case Arrow:
@@ -295,8 +311,8 @@ func newSink(f Format, out *os.File, schema *arrow.Schema) (sink, error) {
 		}
 		return &ipcSink{fw: fw, bw: bw}, nil
 	case Parquet:
-		// Dictionary-encode strings and the usually low-cardinality numbers; ids, times and
-		// durations are nearly unique, so hashing them for a dictionary would be wasted work.
+		// Dictionary-encode strings and the usually low-cardinality numbers (the encoder builds
+		// their dictionaries, see sinkSchema), but not noDictionary.
 		opts := []parquet.WriterProperty{
 			parquet.WithCompression(compress.Codecs.Snappy),
 			parquet.WithDictionaryDefault(true),
@@ -305,7 +321,7 @@ func newSink(f Format, out *os.File, schema *arrow.Schema) (sink, error) {
 			parquet.WithCreatedBy("schedlab canonical v" + SchemaVersion),
 			parquet.WithStats(false), // min/max statistics cost time and nothing reads them
 		}
-		for _, c := range []string{ColJobID, ColSubmit, ColDuration, ColEstimate, ColDeadline, ColUtilityTarget} {
+		for c := range noDictionary {
 			opts = append(opts, parquet.WithDictionaryFor(c, false))
 		}
 		props := parquet.NewWriterProperties(opts...)
@@ -316,6 +332,62 @@ func newSink(f Format, out *os.File, schema *arrow.Schema) (sink, error) {
 		return &parquetSink{fw: fw, bw: bw}, nil
 	}
 	return nil, fmt.Errorf("unknown format %d", f)
+}
+
+// crcFile writes a file and computes its checksum (see checksum.go) from the bytes as they go
+// by, so that Close need not read the file back (131 MB for the Google month as Arrow IPC). It
+// feeds the data to the same scanner that sealChecksum runs over the file; the scanner holds back
+// the last few bytes of each piece, which might begin a marker, so crcFile keeps them in tail
+// and feeds them again in front of the next piece.
+type crcFile struct {
+	f    *os.File
+	scan checksumScan
+	tail []byte // capacity 2*keep, so tail and the head of the next piece fit in place
+}
+
+// Write writes b to the file and feeds it to the checksum.
+func (c *crcFile) Write(b []byte) (int, error) {
+	n, err := c.f.Write(b)
+	c.feed(b[:n])
+	return n, err
+}
+
+func (c *crcFile) feed(b []byte) {
+	const keep = len(checksumMarker) + checksumDigits
+	if len(c.tail) > 0 {
+		k := min(len(b), keep)
+		buf := append(c.tail, b[:k]...)
+		end := c.scan.feed(buf, false)
+		if k == len(b) { // all of b is in buf
+			c.tail = c.tail[:copy(c.tail[:cap(c.tail)], buf[end:])]
+			return
+		}
+		// buf held keep bytes of b, so the scanner consumed at least the old tail.
+		b = b[end-(len(buf)-k):]
+		c.tail = c.tail[:0]
+	}
+	end := c.scan.feed(b, false)
+	c.tail = append(c.tail, b[end:]...)
+}
+
+// seal feeds the last bytes and writes the checksum into the file f, which must hold exactly
+// want placeholders (the ones the Writer put in its metadata), as sealChecksum does.
+func (c *crcFile) seal(f *os.File, want int) error {
+	c.scan.feed(c.tail, true)
+	c.tail = nil
+	if len(c.scan.found) != want {
+		return fmt.Errorf("checksum: %d occurrences of the reserved string %q, want %d (does a name contain it?)", len(c.scan.found), checksumMarker, want)
+	}
+	digits := []byte(hex8(c.scan.crc))
+	for _, o := range c.scan.found {
+		if o.value != placeholder {
+			return fmt.Errorf("checksum: unexpected value %q at byte %d", o.value, o.off)
+		}
+		if _, err := f.WriteAt(digits, o.off); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // posWriter buffers writes and answers the position queries of the IPC writer.

@@ -1,0 +1,235 @@
+package canonical
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/apache/arrow/go/v15/arrow"
+	"github.com/apache/arrow/go/v15/arrow/ipc"
+	"github.com/apache/arrow/go/v15/parquet"
+	"github.com/apache/arrow/go/v15/parquet/pqarrow"
+
+	"github.com/schedlab/schedlab/traces"
+)
+
+// writeWith writes w through an encoder as one record, with the Arrow or Parquet library's own
+// writer configured by the caller, and seals the checksum.
+func writeWith(t *testing.T, path string, w *traces.Workload, write func(f *os.File, schema *arrow.Schema, rec arrow.Record) error) {
+	t.Helper()
+	md, err := MetaOf(w).metadata()
+	if err != nil {
+		t.Fatal(err)
+	}
+	schema := arrow.NewSchema(Schema.Fields(), &md)
+	enc := newEncoder(schema)
+	for i := range w.Jobs {
+		if err := enc.add(&w.Jobs[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rec := enc.record()
+	defer rec.Release()
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := write(f, schema, rec); err != nil {
+		t.Fatal(err)
+	}
+	seal(t, f)
+}
+
+// writeOpts writes w with a Writer configured by opts.
+func writeOpts(t *testing.T, path string, w *traces.Workload, opts ...Option) {
+	t.Helper()
+	wr, err := NewWriter(path, MetaOf(w), opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range w.Jobs {
+		if err := wr.Append(&w.Jobs[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := wr.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// readStreaming reads a file job by job with a Reader.
+func readStreaming(t *testing.T, path string) *traces.Workload {
+	t.Helper()
+	r, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	m := r.Meta()
+	w := &traces.Workload{Name: m.Name, Source: m.Source, Dims: m.Dims, Cluster: m.Cluster}
+	for {
+		j, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.Jobs = append(w.Jobs, *j)
+	}
+	return w
+}
+
+// TestReadPaths reads files that take each of the Reader's paths — Arrow IPC read in place or
+// through the library (compressed), Parquet read directly or through pqarrow (a row group larger
+// than a batch) — with Read and job by job, and checks they hold the workload written.
+func TestReadPaths(t *testing.T) {
+	w := randomWorkload(rand.New(rand.NewPCG(3, 4)), 300)
+	dir := t.TempDir()
+	cases := map[string]func(t *testing.T, path string) bool{ // writes the file, reports whether it is read directly
+		"writer.arrow": func(t *testing.T, p string) bool {
+			writeOpts(t, p, w, WithBatchRows(37))
+			return true
+		},
+		"writer.parquet": func(t *testing.T, p string) bool {
+			writeOpts(t, p, w, WithBatchRows(37))
+			return true
+		},
+		"lz4.arrow": func(t *testing.T, p string) bool {
+			writeWith(t, p, w, func(f *os.File, schema *arrow.Schema, rec arrow.Record) error {
+				iw, err := ipc.NewFileWriter(f, ipc.WithSchema(schema), ipc.WithLZ4())
+				if err != nil {
+					return err
+				}
+				if err := iw.Write(rec); err != nil {
+					return err
+				}
+				return iw.Close()
+			})
+			return false
+		},
+		"biggroup.parquet": func(t *testing.T, p string) bool {
+			writeWith(t, p, w, func(f *os.File, schema *arrow.Schema, rec arrow.Record) error {
+				props := parquet.NewWriterProperties(parquet.WithMaxRowGroupLength(1 << 20))
+				// The writer's Close would close f, which seal still needs.
+				pw, err := pqarrow.NewFileWriter(schema, struct{ io.Writer }{f}, props, pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
+				if err != nil {
+					return err
+				}
+				if err := pw.Write(rec); err != nil {
+					return err
+				}
+				return pw.Close()
+			})
+			return true
+		},
+	}
+	for name, write := range cases {
+		t.Run(name, func(t *testing.T) {
+			path := filepath.Join(dir, name)
+			direct := write(t, path)
+			r, err := Open(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := r.pq != nil || r.rows >= 0 && r.format == Arrow; got != direct {
+				t.Errorf("read directly: %v, want %v", got, direct)
+			}
+			r.Close()
+			got, err := Read(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkSame(t, got, w)
+			checkSame(t, readStreaming(t, path), w)
+		})
+	}
+}
+
+// TestPqarrowFallback reads a Parquet file whose row groups are larger than a batch, which the
+// direct reader leaves to pqarrow.
+func TestPqarrowFallback(t *testing.T) {
+	n := readBatchRows + 100
+	w := googleLike(n)
+	path := filepath.Join(t.TempDir(), "big.parquet")
+	writeOpts(t, path, w, WithBatchRows(n))
+	r, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.pq != nil {
+		t.Errorf("a row group of %d rows is read directly", n)
+	}
+	r.Close()
+	got, err := Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkSame(t, got, w)
+}
+
+// TestFindMarkers checks that the checksum occurrences found in the metadata regions of files the
+// Writer wrote are those a scan of the whole file finds.
+func TestFindMarkers(t *testing.T) {
+	w := randomWorkload(rand.New(rand.NewPCG(5, 6)), 100)
+	for _, ext := range []string{".arrow", ".parquet"} {
+		path := filepath.Join(t.TempDir(), "w"+ext)
+		writeOpts(t, path, w, WithBatchRows(10))
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		crc, want := scanChecksumBytes(data)
+		got := findMarkers(data)
+		if len(got) != len(want) || len(got) == 0 {
+			t.Fatalf("%s: found %v in the metadata, %v in the file", ext, got, want)
+		}
+		for i := range got {
+			if got[i] != want[i] {
+				t.Errorf("%s: occurrence %d: %v, want %v", ext, i, got[i], want[i])
+			}
+		}
+		if c := crcWith(data, got); c != crc {
+			t.Errorf("%s: crc %08x, want %08x", ext, c, crc)
+		}
+	}
+}
+
+// TestMappedCorrupt reads damaged copies of an Arrow IPC file in place, without the checksum that
+// would reject them: every damage must end in an error or a correct read, never a crash.
+func TestMappedCorrupt(t *testing.T) {
+	w := randomWorkload(rand.New(rand.NewPCG(9, 10)), 40)
+	path := filepath.Join(t.TempDir(), "w.arrow")
+	writeOpts(t, path, w, WithBatchRows(16))
+	good, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for k := 0; k < 300; k++ {
+		data := bytes.Clone(good)
+		for range 1 + rng.IntN(4) {
+			data[rng.IntN(len(data))] = byte(rng.Uint32())
+		}
+		func() {
+			r, err := openArrow(path, data, bytes.NewReader(data))
+			if err != nil {
+				return
+			}
+			defer r.Close()
+			if r.rows < 0 {
+				return // left to the Arrow library, which must not see a corrupt file
+			}
+			for {
+				if _, err := r.Next(); err != nil {
+					return
+				}
+			}
+		}()
+	}
+}
