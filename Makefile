@@ -8,7 +8,7 @@ PKGS      := ./...
 FUZZTIME  ?= 10s
 SUDO      := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all setup deps highs chromium build demo test test-short fuzz bench verify clean
+.PHONY: all setup deps highs chromium build demo test test-short fuzz bench bench-traces verify clean
 
 all: build
 
@@ -53,6 +53,13 @@ fuzz: deps
 
 bench: deps
 	$(GO) test -run '^$$' -bench . -benchtime 3x ./replay/
+
+# Trace import, inflate, canonical write/read and load-vs-CSV benchmarks on one core (the
+# google2011 ones need ../shared/data and skip without it).
+bench-traces: deps
+	GOMAXPROCS=1 $(GO) test -run '^$$' -bench . -benchtime 3x ./internal/inflate/
+	GOMAXPROCS=1 $(GO) test -run '^$$' -bench 'Writer|Read' -benchtime 3x ./traces/canonical/
+	GOMAXPROCS=1 $(GO) test -run '^$$' -bench 'Import|ScanJobs|Load' -benchtime 2x ./traces/google2011/
 
 verify: deps
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt needed"; exit 1; }
