@@ -11,17 +11,18 @@ import (
 	"time"
 
 	kgzip "github.com/klauspost/compress/gzip"
+
+	"github.com/schedlab/schedlab/internal/testutil"
 )
 
-const jobEventsDir = "/work/shared/data/google2011/job_events"
-
 // loadJobEvents reads the real trace parts into memory (at most max files,
-// all if max <= 0), skipping the test if the data is absent.
+// all if max <= 0), skipping the test if the shared data is absent.
 func loadJobEvents(tb testing.TB, max int) [][]byte {
 	tb.Helper()
-	files, _ := filepath.Glob(filepath.Join(jobEventsDir, "*.csv.gz"))
+	dir := testutil.SharedData(tb, "google2011", "job_events")
+	files, _ := filepath.Glob(filepath.Join(dir, "*.csv.gz"))
 	if len(files) == 0 {
-		tb.Skipf("no trace data in %s", jobEventsDir)
+		tb.Skipf("no job_events parts in %s", dir)
 	}
 	sort.Strings(files)
 	if max > 0 && len(files) > max {
@@ -59,7 +60,7 @@ func BenchmarkDecode(b *testing.B) {
 	// second (less sensitive to other load on the machine than wall time).
 	var cpu0 time.Duration
 	report := func(b *testing.B) {
-		cpu := (cpuTime() - cpu0).Seconds()
+		cpu := (testutil.CPUTime() - cpu0).Seconds()
 		b.ReportMetric(float64(outBytes)*float64(b.N)/b.Elapsed().Seconds()/1e6, "out-MB/s")
 		if cpu > 0 {
 			b.ReportMetric(float64(inBytes)*float64(b.N)/cpu/1e6, "in-MB/cpu-s")
@@ -70,7 +71,7 @@ func BenchmarkDecode(b *testing.B) {
 		var buf []byte
 		b.SetBytes(inBytes)
 		b.ResetTimer()
-		cpu0 = cpuTime()
+		cpu0 = testutil.CPUTime()
 		for i := 0; i < b.N; i++ {
 			for _, p := range parts {
 				var err error
@@ -88,7 +89,7 @@ func BenchmarkDecode(b *testing.B) {
 		zr := new(kgzip.Reader)
 		b.SetBytes(inBytes)
 		b.ResetTimer()
-		cpu0 = cpuTime()
+		cpu0 = testutil.CPUTime()
 		for i := 0; i < b.N; i++ {
 			for _, p := range parts {
 				br.Reset(p)
@@ -114,7 +115,7 @@ func BenchmarkDecode(b *testing.B) {
 		zr := new(stdgzip.Reader)
 		b.SetBytes(inBytes)
 		b.ResetTimer()
-		cpu0 = cpuTime()
+		cpu0 = testutil.CPUTime()
 		for i := 0; i < b.N; i++ {
 			for _, p := range parts {
 				br.Reset(p)

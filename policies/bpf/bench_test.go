@@ -3,10 +3,9 @@ package bpf_test
 import (
 	"fmt"
 	"math/rand/v2"
-	"syscall"
 	"testing"
-	"time"
 
+	"github.com/schedlab/schedlab/internal/testutil"
 	"github.com/schedlab/schedlab/policies/bpf"
 	"github.com/schedlab/schedlab/traces"
 )
@@ -49,7 +48,7 @@ func BenchmarkAdmission(b *testing.B) {
 			contracts := make([]bpf.Contract, len(pool))
 			var ac *bpf.AdmissionControl
 			b.ReportAllocs()
-			cpu0 := cpuTime()
+			cpu0 := testutil.CPUTime()
 			for b.Loop() {
 				var err error
 				ac, err = bpf.NewAdmissionControl(capacity, 2, true)
@@ -70,7 +69,7 @@ func BenchmarkAdmission(b *testing.B) {
 					}
 				}
 			}
-			cpu := cpuTime() - cpu0
+			cpu := testutil.CPUTime() - cpu0
 			units := float64(size.lqs*size.cycles + size.tqs)
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/units, "ns/queue-cycle")
 			// CPU time is steadier than wall time on a shared machine (it includes the GC's).
@@ -80,15 +79,6 @@ func BenchmarkAdmission(b *testing.B) {
 			}
 		})
 	}
-}
-
-// cpuTime is the process's user plus system CPU time.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // BenchmarkReplay replays the fig9 scenario (about 2,400 scheduling points) under each policy;

@@ -7,12 +7,10 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"runtime/metrics"
 	"slices"
-	"sync/atomic"
 	"testing"
-	"time"
 
+	"github.com/schedlab/schedlab/internal/testutil"
 	"github.com/schedlab/schedlab/traces"
 )
 
@@ -86,7 +84,9 @@ func googleLikeJobs(n int, seed uint64) []traces.Job {
 }
 
 // BenchmarkWriter measures a sorting Writer fed google2011-like jobs (see googleLikeJobs) through
-// AppendOwned, as the google2011 importer does, up to Close.
+// AppendOwned, as the google2011 importer does, up to Close. peak-live-MB is the writer's share
+// of the live heap as collections saw it (testutil.PeakHeap); it reads 0 when no collection ran
+// while the writer held more than it does after Close (the Arrow writer allocates little).
 func BenchmarkWriter(b *testing.B) {
 	for _, format := range []string{"parquet", "arrow"} {
 		for _, n := range []int{40_000, 400_000} {
@@ -98,50 +98,33 @@ func BenchmarkWriter(b *testing.B) {
 				// The writer's peak live heap: the largest live heap seen while writing, less the
 				// live heap before (the generated jobs).
 				runtime.GC()
-				base := liveHeap()
-				var peak atomic.Uint64
-				done := make(chan struct{})
-				go func() {
-					t := time.NewTicker(2 * time.Millisecond)
-					defer t.Stop()
-					for {
-						select {
-						case <-done:
-							return
-						case <-t.C:
-							if l := liveHeap(); l > peak.Load() {
-								peak.Store(l)
+				base := testutil.LiveHeap()
+				var peak uint64
+				cpu0 := testutil.CPUTime()
+				b.ResetTimer()
+				peak, _ = testutil.PeakHeap(func() {
+					for range b.N {
+						w, err := NewWriter(path, meta, WithSortBySubmit(0, ""))
+						if err != nil {
+							b.Fatal(err)
+						}
+						for i := range jobs {
+							j := jobs[i] // the importer hands over a fresh Job value each time
+							if err := w.AppendOwned(&j); err != nil {
+								b.Fatal(err)
 							}
 						}
-					}
-				}()
-				cycles0 := gcCycles()
-				cpu0 := cpuTime()
-				b.ResetTimer()
-				for range b.N {
-					w, err := NewWriter(path, meta, WithSortBySubmit(0, ""))
-					if err != nil {
-						b.Fatal(err)
-					}
-					for i := range jobs {
-						j := jobs[i] // the importer hands over a fresh Job value each time
-						if err := w.AppendOwned(&j); err != nil {
+						if err := w.Close(); err != nil {
 							b.Fatal(err)
 						}
 					}
-					if err := w.Close(); err != nil {
-						b.Fatal(err)
-					}
-				}
+				})
 				b.StopTimer()
-				close(done)
-				if gcCycles() > cycles0 {
-					b.ReportMetric(float64(peak.Load()-min(peak.Load(), base))/1e6, "peak-live-MB")
-				} // else no collection ran while writing, so nothing measured the live heap
+				b.ReportMetric(float64(peak-min(peak, base))/1e6, "peak-live-MB")
 
 				// CPU time (of the whole process, garbage collection included) is the steadier
 				// figure on a shared machine.
-				b.ReportMetric(float64(cpuTime()-cpu0)/1e6/float64(b.N), "cpu-ms/op")
+				b.ReportMetric(float64(testutil.CPUTime()-cpu0)/1e6/float64(b.N), "cpu-ms/op")
 				b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "jobs/s")
 				if fi, err := os.Stat(path); err == nil {
 					b.ReportMetric(float64(fi.Size())/1e6, "file-MB")
@@ -149,24 +132,4 @@ func BenchmarkWriter(b *testing.B) {
 			})
 		}
 	}
-}
-
-// liveHeap returns the live heap found by the latest garbage collection.
-func liveHeap() uint64 {
-	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
-	metrics.Read(s)
-	if s[0].Value.Kind() != metrics.KindUint64 {
-		return 0
-	}
-	return s[0].Value.Uint64()
-}
-
-// gcCycles returns the number of completed garbage collections.
-func gcCycles() uint64 {
-	s := []metrics.Sample{{Name: "/gc/cycles/total:gc-cycles"}}
-	metrics.Read(s)
-	if s[0].Value.Kind() != metrics.KindUint64 {
-		return 0
-	}
-	return s[0].Value.Uint64()
 }

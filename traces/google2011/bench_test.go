@@ -5,8 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"runtime/metrics"
-	"sync"
 	"testing"
 	"time"
 
@@ -32,54 +30,9 @@ func jobParts(b *testing.B, n int) ([]string, int64) {
 	return files, size
 }
 
-// peakHeap runs f while sampling the heap every few milliseconds. It returns the largest live
-// heap seen (runtime/metrics /gc/heap/live:bytes: the objects the latest GC found reachable, so
-// it excludes garbage awaiting collection) and the largest runtime.MemStats.HeapInuse (which
-// includes that garbage and so depends on GC timing).
-func peakHeap(f func()) (live, inuse uint64) {
-	runtime.GC()
-	var (
-		mu   sync.Mutex
-		done = make(chan struct{})
-		wg   sync.WaitGroup
-	)
-	sample := func() {
-		s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
-		metrics.Read(s)
-		var ms runtime.MemStats
-		runtime.ReadMemStats(&ms)
-		mu.Lock()
-		if s[0].Value.Kind() == metrics.KindUint64 {
-			live = max(live, s[0].Value.Uint64())
-		}
-		inuse = max(inuse, ms.HeapInuse)
-		mu.Unlock()
-	}
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		t := time.NewTicker(5 * time.Millisecond)
-		defer t.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-t.C:
-				sample()
-			}
-		}
-	}()
-	f()
-	runtime.GC() // so the live figure covers the end of f
-	sample()
-	close(done)
-	wg.Wait()
-	return live, inuse
-}
-
 // BenchmarkImport converts job_events parts to a canonical file. MB/s is gzip input per second
 // (wall clock), MB/cpu-s per CPU-second; peak-live-MB and peak-inuse-MB are the largest live heap
-// and HeapInuse seen during an import (see peakHeap). Memory stays flat from 50 to 500 parts:
+// and HeapInuse seen during an import (see testutil.PeakHeap). Memory stays flat from 50 to 500 parts:
 // the sort spills runs to disk and every buffer has a fixed size.
 func BenchmarkImport(b *testing.B) {
 	for _, parts := range []int{50, 500} {
@@ -90,10 +43,10 @@ func BenchmarkImport(b *testing.B) {
 				b.SetBytes(size)
 				var live, inuse uint64
 				var st Stats
-				cpu0 := cpuTime()
+				cpu0 := testutil.CPUTime()
 				b.ResetTimer()
 				for range b.N {
-					l, u := peakHeap(func() {
+					l, u := testutil.PeakHeap(func() {
 						var err error
 						if st, err = Import(Source{JobEvents: files}, Options{}, out); err != nil {
 							b.Fatal(err)
@@ -106,7 +59,7 @@ func BenchmarkImport(b *testing.B) {
 				b.ReportMetric(float64(st.Imported), "jobs")
 				// Throughput per CPU-second of the whole process: meaningful on a shared machine,
 				// where wall-clock MB/s depends on what else runs.
-				b.ReportMetric(float64(size)*float64(b.N)/1e6/(cpuTime()-cpu0).Seconds(), "MB/cpu-s")
+				b.ReportMetric(float64(size)*float64(b.N)/1e6/(testutil.CPUTime()-cpu0).Seconds(), "MB/cpu-s")
 			})
 		}
 	}
@@ -119,7 +72,7 @@ func BenchmarkScanJobs(b *testing.B) {
 			files, size := jobParts(b, parts)
 			b.SetBytes(size)
 			n := 0
-			cpu0 := cpuTime()
+			cpu0 := testutil.CPUTime()
 			for range b.N {
 				n = 0
 				if err := ScanJobs(Source{JobEvents: files}, func(*JobRecord) error { n++; return nil }); err != nil {
@@ -127,7 +80,7 @@ func BenchmarkScanJobs(b *testing.B) {
 				}
 			}
 			b.ReportMetric(float64(n), "records")
-			b.ReportMetric(float64(size)*float64(b.N)/1e6/(cpuTime()-cpu0).Seconds(), "MB/cpu-s")
+			b.ReportMetric(float64(size)*float64(b.N)/1e6/(testutil.CPUTime()-cpu0).Seconds(), "MB/cpu-s")
 		})
 	}
 }
@@ -149,24 +102,24 @@ func BenchmarkLoad(b *testing.B) {
 				}
 			}
 			runtime.GC()
-			start, cpu0 := time.Now(), cpuTime()
+			start, cpu0 := time.Now(), testutil.CPUTime()
 			if _, err := Workload(src, Options{}); err != nil {
 				b.Fatal(err)
 			}
-			csv, csvCPU := time.Since(start), cpuTime()-cpu0
+			csv, csvCPU := time.Since(start), testutil.CPUTime()-cpu0
 			b.Run("source=csv", func(b *testing.B) {
-				cpu0 := cpuTime()
+				cpu0 := testutil.CPUTime()
 				for range b.N {
 					if _, err := Workload(src, Options{}); err != nil {
 						b.Fatal(err)
 					}
 				}
-				b.ReportMetric(float64(cpuTime()-cpu0)/1e6/float64(b.N), "cpu-ms/op")
+				b.ReportMetric(float64(testutil.CPUTime()-cpu0)/1e6/float64(b.N), "cpu-ms/op")
 			})
 			for _, format := range []string{"parquet", "arrow"} {
 				b.Run("source="+format, func(b *testing.B) {
 					var jobs int
-					cpu0 := cpuTime()
+					cpu0 := testutil.CPUTime()
 					for range b.N {
 						w, err := canonical.Read(paths[format])
 						if err != nil {
@@ -174,7 +127,7 @@ func BenchmarkLoad(b *testing.B) {
 						}
 						jobs = len(w.Jobs)
 					}
-					cpu := float64(cpuTime()-cpu0) / float64(b.N)
+					cpu := float64(testutil.CPUTime()-cpu0) / float64(b.N)
 					b.ReportMetric(cpu/1e6, "cpu-ms/op")
 					b.ReportMetric(float64(jobs), "jobs")
 					b.ReportMetric(float64(csv)/(float64(b.Elapsed())/float64(b.N)), "x-vs-csv")
