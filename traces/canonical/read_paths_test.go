@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/apache/arrow/go/v15/arrow"
@@ -227,6 +228,9 @@ func TestMappedCorrupt(t *testing.T) {
 			}
 			for {
 				if _, err := r.Next(); err != nil {
+					if err != io.EOF && strings.Count(err.Error(), path) != 1 {
+						t.Errorf("damage %d: error names the file %d times: %v", k, strings.Count(err.Error(), path), err)
+					}
 					return
 				}
 			}

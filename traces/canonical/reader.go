@@ -111,10 +111,16 @@ func open(path string, data []byte, ra ipc.ReadAtSeeker) (*Reader, error) {
 	}
 }
 
+// corruptError is a panic inside the Arrow or Parquet libraries, turned into an error that
+// already names the file.
+type corruptError struct{ msg string }
+
+func (e *corruptError) Error() string { return e.msg }
+
 // corrupt converts a panic inside the Arrow or Parquet libraries into an error.
 func corrupt(path string, err *error) {
 	if p := recover(); p != nil {
-		*err = fmt.Errorf("canonical: %s: corrupt file: %v", path, p)
+		*err = &corruptError{fmt.Sprintf("canonical: %s: corrupt file: %v", path, p)}
 	}
 }
 
@@ -432,6 +438,10 @@ func (r *Reader) fill(dst []traces.Job) (out []traces.Job, err error) {
 			return dst, fmt.Errorf("canonical: %s: row %d: job id %d has %d of %d stage rows at end of file", r.path, r.dec.row, r.dec.cur.ID, r.dec.filled, len(r.dec.cur.Stages))
 		}
 		return dst, io.EOF
+	}
+	var ce *corruptError
+	if errors.As(err, &ce) {
+		return dst, err // already says which file
 	}
 	if err != nil {
 		return dst, fmt.Errorf("canonical: %s: %w", r.path, err)
