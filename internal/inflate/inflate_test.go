@@ -153,6 +153,25 @@ var clLens = func() []uint8 {
 	return l
 }()
 
+// rawLengths returns a final dynamic block with 257 lit/len and 1 distance code lengths whose
+// code-length symbols body writes (put writes one symbol), followed by padding: for malformed
+// length sequences that dynHeader cannot express.
+func rawLengths(body func(w *bitw, put func(sym int))) []byte {
+	w := &bitw{}
+	w.bits(1, 1)
+	w.bits(2, 2)
+	w.bits(0, 5)
+	w.bits(0, 5)
+	w.bits(19-4, 4)
+	for _, s := range clOrder {
+		w.bits(uint64(clLens[s]), 3)
+	}
+	codes := canonical(clLens)
+	body(w, func(sym int) { w.code(codes[sym], uint(clLens[sym])) })
+	w.bits(0, 32)
+	return w.bytes()
+}
+
 // dynHeader writes BTYPE=2 header fields for the given code lengths (the
 // caller wrote BFINAL). Zero runs use symbols 17/18.
 func dynHeader(w *bitw, litLens, distLens []uint8) {
@@ -490,40 +509,16 @@ func TestCorrupt(t *testing.T) {
 			func(h *huffWriter) { h.lit('a'); h.sym(257); h.w.bits(1, 1); h.eob() }), nil), "invalid distance code"},
 		{"distance with empty distance tree", gz(dyn(func() []uint8 { l := append([]uint8{}, litAB...); l[256] = 2; l[257] = 2; return l }(), []uint8{0},
 			func(h *huffWriter) { h.lit('a'); h.sym(257); h.w.bits(0, 1); h.eob() }), nil), "invalid distance code"},
-		{"repeat before first length", gz(func() []byte {
-			w := &bitw{}
-			w.bits(1, 1)
-			w.bits(2, 2)
-			w.bits(0, 5)
-			w.bits(0, 5)
-			w.bits(15, 4)
-			for _, s := range clOrder {
-				w.bits(uint64(clLens[s]), 3)
-			}
-			codes := canonical(clLens)
-			w.code(codes[16], uint(clLens[16]))
+		{"repeat before first length", gz(rawLengths(func(w *bitw, put func(int)) {
+			put(16)
 			w.bits(0, 2)
-			w.bits(0, 32)
-			return w.bytes()
-		}(), nil), "no previous length"},
-		{"repeat overflow", gz(func() []byte {
-			w := &bitw{}
-			w.bits(1, 1)
-			w.bits(2, 2)
-			w.bits(0, 5)
-			w.bits(0, 5)
-			w.bits(15, 4)
-			for _, s := range clOrder {
-				w.bits(uint64(clLens[s]), 3)
-			}
-			codes := canonical(clLens)
+		}), nil), "no previous length"},
+		{"repeat overflow", gz(rawLengths(func(w *bitw, put func(int)) {
 			for i := 0; i < 3; i++ { // 3*138 > 258
-				w.code(codes[18], uint(clLens[18]))
+				put(18)
 				w.bits(127, 7)
 			}
-			w.bits(0, 32)
-			return w.bytes()
-		}(), nil), "overflows"},
+		}), nil), "overflows"},
 		{"incomplete code length code", gz(func() []byte {
 			w := &bitw{}
 			w.bits(1, 1)

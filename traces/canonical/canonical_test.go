@@ -469,41 +469,22 @@ func TestDecodeClusterErrors(t *testing.T) {
 // may): the reader carries the unfinished job over to the next batch.
 func TestJobsSpanningBatches(t *testing.T) {
 	w := randomWorkload(rand.New(rand.NewPCG(9, 9)), 200)
-	md, err := MetaOf(w).metadata()
-	if err != nil {
-		t.Fatal(err)
-	}
-	schema := arrow.NewSchema(Schema.Fields(), &md)
-	enc := newEncoder(schema)
-	for i := range w.Jobs {
-		if err := enc.add(&w.Jobs[i]); err != nil {
-			t.Fatal(err)
-		}
-	}
-	rec := enc.record()
-	defer rec.Release()
 	path := filepath.Join(t.TempDir(), "cut.arrow")
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o644)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fw, err := ipc.NewFileWriter(f, ipc.WithSchema(schema))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for start, step := int64(0), int64(1); start < rec.NumRows(); start, step = start+step, step*2+1 {
-		end := min(start+step, rec.NumRows())
-		s := rec.NewSlice(start, end)
-		if err := fw.Write(s); err != nil {
-			t.Fatal(err)
+	writeWith(t, path, w, func(f *os.File, schema *arrow.Schema, rec arrow.Record) error {
+		fw, err := ipc.NewFileWriter(f, ipc.WithSchema(schema))
+		if err != nil {
+			return err
 		}
-		s.Release()
-	}
-	if err := fw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	seal(t, f)
-	f.Close()
+		for start, step := int64(0), int64(1); start < rec.NumRows(); start, step = start+step, step*2+1 {
+			s := rec.NewSlice(start, min(start+step, rec.NumRows()))
+			err := fw.Write(s)
+			s.Release()
+			if err != nil {
+				return err
+			}
+		}
+		return fw.Close()
+	})
 	got, err := Read(path)
 	if err != nil {
 		t.Fatal(err)
