@@ -22,6 +22,7 @@ import (
 	"github.com/schedlab/schedlab/experiments"
 	"github.com/schedlab/schedlab/experiments/jvu"
 	"github.com/schedlab/schedlab/experiments/sweep"
+	"github.com/schedlab/schedlab/internal/testutil"
 	"github.com/schedlab/schedlab/replay"
 	"github.com/schedlab/schedlab/traces"
 )
@@ -214,25 +215,7 @@ func TestReportGolden(t *testing.T) {
 		if err := g.write(&b); err != nil {
 			t.Fatal(err)
 		}
-		// Errors carry the temporary cache path of the synthetic data; none here, but keep the
-		// golden files free of machine-specific text.
-		got := b.Bytes()
-		path := filepath.Join("testdata", g.name+".golden")
-		if *update {
-			os.MkdirAll("testdata", 0o755)
-			if err := os.WriteFile(path, got, 0o644); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		want, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatalf("%v (go test -update)", err)
-		}
-		if !bytes.Equal(got, want) {
-			os.WriteFile(path+".got", got, 0o644)
-			t.Errorf("%s differs from %s (wrote .got; go test -update rewrites)", g.name, path)
-		}
+		testutil.Golden(t, filepath.Join("testdata", g.name+".golden"), b.Bytes(), *update)
 	}
 }
 

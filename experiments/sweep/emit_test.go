@@ -2,13 +2,14 @@ package sweep
 
 import (
 	"bytes"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/schedlab/schedlab/internal/testutil"
 )
 
 func emitOpts() EmitOptions {
@@ -16,31 +17,12 @@ func emitOpts() EmitOptions {
 		Shards: 4, Out: "/scratch/demo", Parallel: 2, Image: "registry.example/schedlab:0.1.0", Name: JobName("demo/policies")}
 }
 
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update)", err)
-	}
-	if !bytes.Equal(got, want) {
-		os.WriteFile(path+".got", got, 0o644)
-		t.Errorf("%s differs from the golden file; wrote %s.got (go test -update rewrites it)", name, path)
-	}
-}
-
 func TestEmitSlurm(t *testing.T) {
 	var b bytes.Buffer
 	if err := EmitSlurmScript(&b, emitOpts()); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "emit.slurm.golden", b.Bytes())
+	testutil.Golden(t, filepath.Join("testdata", "emit.slurm.golden"), b.Bytes(), *update)
 	s := b.String()
 	for _, want := range []string{"#SBATCH --array=0-3", `--shard "${SLURM_ARRAY_TASK_ID}/4"`, `'policy.params.note=it'\''s'`, `--out /scratch/demo/shard-"${SLURM_ARRAY_TASK_ID}"`} {
 		if !strings.Contains(s, want) {
@@ -61,7 +43,7 @@ func TestEmitK8s(t *testing.T) {
 	if err := EmitK8sJob(&b, emitOpts()); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "emit.k8s.golden", b.Bytes())
+	testutil.Golden(t, filepath.Join("testdata", "emit.k8s.golden"), b.Bytes(), *update)
 	var job struct {
 		Kind string
 		Spec struct {
