@@ -1239,28 +1239,34 @@ func (p *specParser) where(s *Spec, n *yaml.Node, what string) map[string][]stri
 			p.errf(k, "%s: %v", what, err)
 			continue
 		}
-		var vals []string
-		items := []*yaml.Node{v}
-		if v.Kind == yaml.SequenceNode {
-			items = v.Content
-		}
-		for _, it := range items {
-			if isNull(deref(it)) {
-				vals = append(vals, NullValue)
-				continue
-			}
-			x, ok := p.scalar(it, what+"."+key)
-			if !ok {
-				continue
-			}
-			vals = append(vals, FormatValue(x))
-		}
-		if len(vals) == 0 {
-			p.errf(v, "%s.%s: want at least one value", what, key)
-		}
-		out[key] = vals
+		out[key] = p.values(v, what+"."+key, true)
 	}
 	return out
+}
+
+// values parses a scalar or a list of scalars (null allowed as NullValue when nulls is set) into
+// formatted values, reporting an empty result.
+func (p *specParser) values(v *yaml.Node, what string, nulls bool) []string {
+	items := []*yaml.Node{v}
+	if v.Kind == yaml.SequenceNode {
+		items = v.Content
+	}
+	var vals []string
+	for _, it := range items {
+		if nulls && isNull(deref(it)) {
+			vals = append(vals, NullValue)
+			continue
+		}
+		x, ok := p.scalar(it, what)
+		if !ok {
+			continue
+		}
+		vals = append(vals, FormatValue(x))
+	}
+	if len(vals) == 0 {
+		p.errf(v, "%s: want at least one value", what)
+	}
+	return vals
 }
 
 // jobWhere parses a figure's job_where: a mapping of a string column of jobs.parquet to a value
@@ -1278,22 +1284,7 @@ func (p *specParser) jobWhere(n *yaml.Node, what string) map[string][]string {
 			p.errf(k, "%s: %q is not a string column of jobs.parquet (%s)", what, k.Value, strings.Join(JobFilterColumns, ", "))
 			continue
 		}
-		items := []*yaml.Node{v}
-		if v.Kind == yaml.SequenceNode {
-			items = v.Content
-		}
-		var vals []string
-		for _, it := range items {
-			x, ok := p.scalar(it, what+"."+col)
-			if !ok {
-				continue
-			}
-			vals = append(vals, FormatValue(x))
-		}
-		if len(vals) == 0 {
-			p.errf(v, "%s.%s: want at least one value", what, col)
-		}
-		out[col] = vals
+		out[col] = p.values(v, what+"."+col, false)
 	}
 	return out
 }
