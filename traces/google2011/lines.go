@@ -441,16 +441,6 @@ func (r *lineReader) uint(f [][]byte, i int, mandatory bool) (int64, error) {
 		}
 		return -1, nil
 	}
-	if len(b) <= 18 { // at most 18 digits cannot overflow an int64: no check per digit
-		var n int64
-		for _, c := range b {
-			if c < '0' || c > '9' {
-				return r.badUint(i, b)
-			}
-			n = n*10 + int64(c-'0')
-		}
-		return n, nil
-	}
 	var n int64
 	for _, c := range b {
 		if c < '0' || c > '9' {
