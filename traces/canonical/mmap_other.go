@@ -5,7 +5,7 @@ package canonical
 import (
 	"os"
 
-	"github.com/apache/arrow/go/v15/arrow/ipc"
+	"github.com/apache/arrow-go/v18/arrow/ipc"
 )
 
 // mapFile opens path for positioned reads; platforms without mmap read through the file (the

@@ -8,7 +8,7 @@ import (
 	"os"
 	"syscall"
 
-	"github.com/apache/arrow/go/v15/arrow/ipc"
+	"github.com/apache/arrow-go/v18/arrow/ipc"
 )
 
 // mapFile maps path read-only into memory and returns its bytes, a reader over them and a
