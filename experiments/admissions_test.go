@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/schedlab/schedlab/policies/bpf"
 )
 
 // fig9Config is BPF's Fig. 9 scenario (experiments/bpf/fig9.yaml) under the given policy:
@@ -35,6 +37,8 @@ func fig9Config(t *testing.T, policy string) Config {
 // TestAdmissionsAreWrittenWithTheResults runs Fig. 9's scenario and checks admissions.json and
 // the per-class counts in summary.json: BPF admits LQ-0 hard, LQ-1 soft, LQ-2 and the TQ
 // elastic; N-BPF has no soft class; DRF admits nothing and writes no admissions.
+const admissionsFile = bpf.AdmissionsDoc + ".json"
+
 func TestAdmissionsAreWrittenWithTheResults(t *testing.T) {
 	tests := []struct {
 		policy string
@@ -65,13 +69,13 @@ func TestAdmissionsAreWrittenWithTheResults(t *testing.T) {
 				if err := json.Unmarshal(raw, &doc); err != nil {
 					t.Fatal(err)
 				}
-				b, err := os.ReadFile(filepath.Join(dir, AdmissionsFile))
+				b, err := os.ReadFile(filepath.Join(dir, admissionsFile))
 				if tt.class == nil {
 					if err == nil {
-						t.Errorf("%s wrote %s", tt.policy, AdmissionsFile)
+						t.Errorf("%s wrote %s", tt.policy, admissionsFile)
 					}
-					if o.Admissions != nil || doc.Metrics.Admissions != nil || bytes.Contains(raw, []byte(`"admissions"`)) {
-						t.Errorf("%s: admissions recorded: %v %v", tt.policy, o.Admissions, doc.Metrics.Admissions)
+					if o.Report != nil || doc.Metrics.Policy != nil || bytes.Contains(raw, []byte(`"admissions"`)) {
+						t.Errorf("%s: admissions recorded: %v %v", tt.policy, o.Report, doc.Metrics.Policy)
 					}
 					if doc.Metrics.Jobs == 0 {
 						t.Errorf("summary metrics lost: %s", raw)
@@ -82,7 +86,7 @@ func TestAdmissionsAreWrittenWithTheResults(t *testing.T) {
 					t.Fatal(err)
 				}
 				files = append(files, b)
-				var recs []AdmissionRecord
+				var recs []bpf.AdmissionRecord
 				if err := json.Unmarshal(b, &recs); err != nil {
 					t.Fatal(err)
 				}
@@ -104,20 +108,23 @@ func TestAdmissionsAreWrittenWithTheResults(t *testing.T) {
 						t.Errorf("%s: class %q, want %q (records %v)", q, got[q], want, got)
 					}
 				}
-				if len(doc.Metrics.Admissions) != len(tt.counts) {
-					t.Errorf("summary admissions = %v, want %v", doc.Metrics.Admissions, tt.counts)
+				if len(doc.Metrics.Policy) != len(tt.counts) {
+					t.Errorf("summary policy metrics = %v, want admissions %v", doc.Metrics.Policy, tt.counts)
 				}
 				for k, want := range tt.counts {
-					if doc.Metrics.Admissions[k] != want {
-						t.Errorf("summary admissions[%s] = %d, want %d", k, doc.Metrics.Admissions[k], want)
+					if got := doc.Metrics.Policy["admissions."+k]; got != float64(want) {
+						t.Errorf("summary admissions.%s = %g, want %d", k, got, want)
 					}
+				}
+				if !bytes.Contains(raw, []byte(`"admissions": {`)) {
+					t.Errorf("summary.json does not nest the admission counts: %s", raw)
 				}
 				if doc.Metrics.Jobs == 0 || doc.Metrics.ByQueue["bursty0"].Jobs == 0 {
 					t.Errorf("summary metrics lost beside the admissions: %s", raw)
 				}
 			}
 			if !bytes.Equal(files[0], files[1]) {
-				t.Errorf("%s differs between identical runs", AdmissionsFile)
+				t.Errorf("%s differs between identical runs", admissionsFile)
 			}
 		})
 	}

@@ -7,7 +7,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -17,7 +16,6 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 	"go.yaml.in/yaml/v3"
 
-	"github.com/schedlab/schedlab/policies/bpf"
 	"github.com/schedlab/schedlab/replay"
 	"github.com/schedlab/schedlab/traces"
 )
@@ -27,9 +25,6 @@ const (
 	JobsFile    = "jobs.parquet"
 	SummaryFile = "summary.json"
 	ConfigFile  = "config.yaml"
-	// AdmissionsFile holds the queue admission records of policies that admit queues (bpf,
-	// nbpf); it is written only for them.
-	AdmissionsFile = "admissions.json"
 	// UsageFile holds the per-queue resource-usage series; it is written whenever the series is
 	// enabled (metrics.usage_window_s > 0).
 	UsageFile = "usage.parquet"
@@ -82,96 +77,6 @@ type SummaryDoc struct {
 	Provenance Provenance  `json:"provenance"`
 }
 
-// RunMetrics are summary.json's metrics: the replay summary and, for policies that admit
-// queues, the number of queues admitted to each class (AdmissionClasses), which sweeps flatten
-// to the cell metrics admissions.H, admissions.S, admissions.E and admissions.rejected.
-type RunMetrics struct {
-	replay.Summary
-	Admissions map[string]int `json:"admissions,omitempty"`
-}
-
-// AdmissionClasses are the keys of RunMetrics.Admissions, BPF's admission classes.
-var AdmissionClasses = []bpf.Class{bpf.Hard, bpf.Soft, bpf.Elastic, bpf.Rejected}
-
-// AdmissionRecord is one queue's admission decision in admissions.json. Times are seconds;
-// the burst fields are zero for TQs and for LQs whose burst parameters are unknown.
-type AdmissionRecord struct {
-	Time     float64 `json:"time_s"`
-	Queue    string  `json:"queue"`
-	Index    int     `json:"index"`
-	Kind     string  `json:"kind"`  // lq or tq
-	Class    string  `json:"class"` // H, S, E or rejected
-	Failed   string  `json:"failed_condition"`
-	Reason   string  `json:"reason"`
-	Queues   int     `json:"queues"` // |H|+|S|+|E|+1 when the decision was made
-	Declared bool    `json:"declared"`
-	Start    float64 `json:"burst_start_s"`
-	Duration float64 `json:"burst_duration_s"`
-	Period   float64 `json:"period_s"`
-	// Demand is the burst's demand per resource dimension (the workload's dimension names).
-	Demand map[string]float64 `json:"demand,omitempty"`
-	Bursts int                `json:"bursts"`
-}
-
-// sortedAdmissions copies admission records ordered by decision time, then queue index, so the
-// file's order does not depend on how the policy keeps them.
-func sortedAdmissions(recs []bpf.Admission) []bpf.Admission {
-	out := slices.Clone(recs)
-	slices.SortStableFunc(out, func(a, b bpf.Admission) int {
-		if a.Time != b.Time {
-			if a.Time < b.Time {
-				return -1
-			}
-			return 1
-		}
-		return a.Index - b.Index
-	})
-	return out
-}
-
-// AdmissionRecords converts the outcome's admissions for admissions.json (nil if the policy
-// does not admit queues).
-func (o *Outcome) AdmissionRecords() []AdmissionRecord {
-	if o.Admissions == nil {
-		return nil
-	}
-	out := make([]AdmissionRecord, 0, len(o.Admissions))
-	for _, a := range o.Admissions {
-		r := AdmissionRecord{
-			Time: traces.Seconds(a.Time), Queue: a.Queue, Index: a.Index, Kind: a.Kind.String(),
-			Class: a.Class.String(), Failed: a.Failed.String(), Reason: a.Reason, Queues: a.Queues,
-			Declared: a.Declared, Start: traces.Seconds(a.Start), Duration: traces.Seconds(a.Duration),
-			Period: traces.Seconds(a.Period), Bursts: a.Bursts,
-		}
-		if !a.Demand.IsZero() && o.Workload != nil {
-			r.Demand = map[string]float64{}
-			for i, d := range o.Workload.Dims {
-				if i < traces.MaxDims {
-					r.Demand[d] = a.Demand.Float(i)
-				}
-			}
-		}
-		out = append(out, r)
-	}
-	return out
-}
-
-// AdmissionCounts returns the number of queues admitted to each class, keyed H, S, E and
-// rejected (every class present), or nil if the policy does not admit queues.
-func (o *Outcome) AdmissionCounts() map[string]int {
-	if o.Admissions == nil {
-		return nil
-	}
-	m := map[string]int{}
-	for _, c := range AdmissionClasses {
-		m[c.String()] = 0
-	}
-	for _, a := range o.Admissions {
-		m[a.Class.String()]++
-	}
-	return m
-}
-
 // Provenance returns the outcome's provenance record.
 func (o *Outcome) Provenance() Provenance {
 	return Provenance{
@@ -181,8 +86,8 @@ func (o *Outcome) Provenance() Provenance {
 }
 
 // WriteOutputs writes jobs.parquet, summary.json, config.yaml, usage.parquet when the usage
-// series is enabled and, for policies that admit queues, admissions.json into dir, each
-// atomically.
+// series is enabled and the tables and documents of a policies.Reporter policy (BPF's
+// admissions.json, …) into dir, each atomically.
 func (o *Outcome) WriteOutputs(dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
@@ -195,16 +100,14 @@ func (o *Outcome) WriteOutputs(dir string) error {
 			return err
 		}
 	}
-	if recs := o.AdmissionRecords(); recs != nil {
-		if err := atomicWrite(filepath.Join(dir, AdmissionsFile), func(f *os.File) error {
-			enc := json.NewEncoder(f)
-			enc.SetIndent("", "  ")
-			return enc.Encode(recs)
-		}); err != nil {
+	metrics := RunMetrics{Summary: o.Summary}
+	if o.Report != nil {
+		if err := writePolicyReport(dir, o.Report); err != nil {
 			return err
 		}
+		metrics.Policy = o.Report.Metrics
 	}
-	doc := SummaryDoc{Metrics: RunMetrics{Summary: o.Summary, Admissions: o.AdmissionCounts()}, Engine: o.Engine, Provenance: o.Provenance()}
+	doc := SummaryDoc{Metrics: metrics, Engine: o.Engine, Provenance: o.Provenance()}
 	if err := atomicWrite(filepath.Join(dir, SummaryFile), func(f *os.File) error {
 		enc := json.NewEncoder(f)
 		enc.SetIndent("", "  ")

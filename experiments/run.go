@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/schedlab/schedlab/policies"
-	"github.com/schedlab/schedlab/policies/bpf"
 	"github.com/schedlab/schedlab/policies/builtin"
 	"github.com/schedlab/schedlab/policies/predict"
 	"github.com/schedlab/schedlab/replay"
@@ -26,9 +25,9 @@ type Outcome struct {
 	Result       *replay.Result
 	Summary      replay.Summary
 	Engine       EngineStats
-	// Admissions are the policy's queue admission records when it admits queues (it implements
-	// bpf.Admitter: bpf, nbpf), ordered by decision time and queue index; nil otherwise.
-	Admissions []bpf.Admission
+	// Report is what the policy added to the results when it implements policies.Reporter
+	// (BPF's admission records, a solver's per-event records); nil otherwise.
+	Report *policies.Report
 }
 
 // EngineStats are the engine's counters plus wall-clock figures, reported apart from results
@@ -113,8 +112,8 @@ func RunHashed(c Config, w *traces.Workload, hash string) (*Outcome, error) {
 		return nil, fmt.Errorf("%w (seed %d)", err, c.Seed)
 	}
 	o := &Outcome{Config: c, Workload: w, WorkloadHash: hash, Result: res, Summary: replay.Summarize(res)}
-	if a, ok := p.(bpf.Admitter); ok {
-		o.Admissions = sortedAdmissions(a.Admissions())
+	if o.Report, err = policyReport(p, w.Dims); err != nil {
+		return nil, fmt.Errorf("%w (seed %d)", err, c.Seed)
 	}
 	o.Engine = EngineStats{
 		Events: res.Stats.Events, WallSeconds: wall, SchedulingCalls: res.Stats.SchedulingCalls,

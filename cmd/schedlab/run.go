@@ -35,8 +35,8 @@ embedded default workload (399 TPC-H DAGs on 25 machines) under FIFO.
 
 With --out DIR it writes DIR/jobs.parquet (per-job records), DIR/summary.json (metrics, engine
 counters, provenance), DIR/config.yaml (the resolved configuration; rerun it with --config),
-DIR/usage.parquet (per-queue resource usage per metrics.usage_window_s window, when enabled) and,
-for policies with admission control (bpf, nbpf), DIR/admissions.json.`,
+DIR/usage.parquet (per-queue resource usage per metrics.usage_window_s window, when enabled) and
+whatever the policy reports of its own (bpf and nbpf: DIR/admissions.json).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			v := experiments.NewViper()

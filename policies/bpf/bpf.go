@@ -15,7 +15,7 @@ const (
 	MBVTName = "mbvt"
 )
 
-// Admission is the record of one queue's admission, as BPF reports it through Admitter.
+// Admission is the record of one queue's admission, as BPF reports it (Admissions, Report).
 type Admission struct {
 	Queue  string // queue name
 	Index  int    // index into View.Queues
@@ -38,14 +38,6 @@ type Admission struct {
 	Bursts   int
 }
 
-// Admitter is implemented by policies that admit queues (bpf and nbpf). The experiments layer
-// type-asserts a policy to it after a run and records the admissions with the results.
-type Admitter interface {
-	// Admissions returns the admission records in decision order. The slice must not be
-	// modified.
-	Admissions() []Admission
-}
-
 // BPF is Bounded Priority Fairness (and, without the soft class, N-BPF): queue admission by the
 // paper's Algorithm 1, then allocation to hard, soft and elastic queues in that order.
 type BPF struct {
@@ -64,8 +56,8 @@ type BPF struct {
 }
 
 var (
-	_ policies.Policy = (*BPF)(nil)
-	_ Admitter        = (*BPF)(nil)
+	_ policies.Policy   = (*BPF)(nil)
+	_ policies.Reporter = (*BPF)(nil)
 )
 
 // NewBPF builds a BPF policy. Params: queues, period_s, horizon_s, preempt, rejected (see the
@@ -86,7 +78,7 @@ func newBPF(v variant, name string, o policies.Options) (*BPF, error) {
 // Name returns "bpf" or "nbpf".
 func (b *BPF) Name() string { return b.c.name }
 
-// Admissions implements Admitter.
+// Admissions returns the admission records in decision order. The slice must not be modified.
 func (b *BPF) Admissions() []Admission { return b.recs }
 
 // Schedule admits the queues seen for the first time, then allocates: hard guarantees, soft

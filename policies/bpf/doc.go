@@ -66,8 +66,9 @@
 // Queues never leave. Comparisons carry a relative tolerance of 1e-9 in favour of admission.
 // Every decision is recorded as an Admission (queue, kind, class, failed condition, a one-line
 // reason with the numbers, time, N+1, the first burst's parameters and the contract's length);
-// the policies implement Admitter so that the experiments layer can write the records with the
-// run's results.
+// the policies implement policies.Reporter, so a run's outputs include them as admissions.json and
+// the per-class counts as the metrics admissions.H, admissions.S, admissions.E and
+// admissions.rejected.
 //
 // # Allocation (§3.3, §4.1)
 //

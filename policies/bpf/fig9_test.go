@@ -131,7 +131,7 @@ func TestFig9ScenarioAdmitsLQ0HardLQ1SoftLQ2Elastic(t *testing.T) {
 				t.Fatalf("admissions %q, want %q", got, tc.want)
 			}
 		})
-		golden.WriteString(renderAdmissions(tc.policy, runs[tc.policy].pol.(bpf.Admitter).Admissions()))
+		golden.WriteString(renderAdmissions(tc.policy, runs[tc.policy].pol.(*bpf.BPF).Admissions()))
 	}
 	path := filepath.Join("testdata", "fig9_admissions.golden")
 	if *update {
@@ -182,7 +182,7 @@ func TestFig9ScenarioReproducesTheFig10Ordering(t *testing.T) {
 		for i, q := range r.res.Queues {
 			shares[i] = r.sum.QueueDominantShare[q]
 		}
-		table, err := bpf.ShareTable(r.res.Queues, shares, r.pol.(bpf.Admitter).Admissions(), jobTimes(r.res))
+		table, err := bpf.ShareTable(r.res.Queues, shares, r.pol.(*bpf.BPF).Admissions(), jobTimes(r.res))
 		if err != nil {
 			t.Fatal(err)
 		}

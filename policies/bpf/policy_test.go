@@ -91,7 +91,7 @@ func same(a, b map[string]int32) bool {
 
 func classes(p policies.Policy) string {
 	var out []string
-	for _, a := range p.(bpf.Admitter).Admissions() {
+	for _, a := range p.(*bpf.BPF).Admissions() {
 		out = append(out, a.Queue+"="+a.Class.String())
 	}
 	return strings.Join(out, " ")
@@ -331,7 +331,7 @@ func TestBPFDerivesBurstParametersFromTheFirstJobs(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			f, p := fixture(t, "bpf", []traces.Vec{vec(10, 10)}, tc.params, twoStage(tc.deadline))
 			step(t, f, p, 3)
-			as := p.(bpf.Admitter).Admissions()
+			as := p.(*bpf.BPF).Admissions()
 			if len(as) != 1 {
 				t.Fatalf("%d admissions, want 1", len(as))
 			}
@@ -351,7 +351,7 @@ func TestBPFTreatsAnLQWithoutAPeriodAsElastic(t *testing.T) {
 	f, p := fixture(t, "bpf", []traces.Vec{vec(10, 10)}, nil,
 		job("lq", "lq", 0, 3, vec(1, 1), 5), job("tq", "tq", 0, 3, vec(1, 1), 5))
 	got, _ := step(t, f, p, 0)
-	as := p.(bpf.Admitter).Admissions()
+	as := p.(*bpf.BPF).Admissions()
 	if len(as) != 2 || as[0].Class != bpf.Elastic || as[0].Failed != bpf.CondUnknown || as[1].Class != bpf.Elastic {
 		t.Fatalf("admissions %+v, want the LQ elastic for lack of a period, then the TQ elastic", as)
 	}

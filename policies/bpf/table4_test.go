@@ -55,7 +55,7 @@ func TestTable4ScenarioBPFApproachesStrictPriority(t *testing.T) {
 				if g := avg[name].ByClass["lq"]; g.Jobs != o.Bursts || g.Completed != g.Jobs {
 					t.Fatalf("%s: %d of %d LQ jobs finished by %gs, want all %d", name, g.Completed, g.Jobs, traces.Seconds(horizon), o.Bursts)
 				}
-				if a, ok := p.(bpf.Admitter); ok {
+				if a, ok := p.(*bpf.BPF); ok {
 					if as := a.Admissions(); len(as) == 0 || as[len(as)-1].Queue != "lq0" || as[len(as)-1].Class != bpf.Hard {
 						t.Fatalf("admissions %+v: want lq0 (admitted last, after the TQs at time 0) hard", as)
 					}
