@@ -61,6 +61,10 @@ type Config struct {
 	Engine   EngineConfig
 	Metrics  MetricsConfig
 	Predict  PredictConfig
+	// DumpModels, when set, is a directory into which solver-backed policies write every model
+	// they solve (`schedlab run --dump-models DIR`). It is not a configuration key: it changes
+	// no result, and neither config.yaml nor a sweep's cache key records it.
+	DumpModels string
 }
 
 // PredictConfig selects the online runtime predictor (policies/predict).

@@ -49,7 +49,7 @@ func NewPolicy(c Config) (policies.Policy, error) {
 	}
 	p, err := reg.New(c.Policy.Name, policies.Options{
 		Level: c.Policy.Level, Backfill: c.Policy.Backfill, ClassOrder: c.Policy.ClassOrder,
-		Params: c.Policy.Params, Seed: uint64(c.Seed),
+		Params: c.Policy.Params, Seed: uint64(c.Seed), DumpModels: c.DumpModels,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrConfig, err)

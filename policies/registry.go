@@ -23,6 +23,9 @@ type Options struct {
 	// Seed is the run's seed; policies that draw random numbers derive their generator from it
 	// and their name.
 	Seed uint64
+	// DumpModels, when set, is a directory into which a solver-backed policy writes every model
+	// it solves (pass it as solver.Options.DumpDir). Empty: no dumps.
+	DumpModels string
 }
 
 // Factory builds a policy from options.

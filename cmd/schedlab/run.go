@@ -18,7 +18,7 @@ import (
 
 func newRunCmd() *cobra.Command {
 	var (
-		configFile, policy, workload, out string
+		configFile, policy, workload, out, dumpModels string
 		seed                              int64
 		sets                              []string
 		quiet                             bool
@@ -62,6 +62,12 @@ whatever the policy reports of its own (bpf and nbpf: DIR/admissions.json).`,
 			if err != nil {
 				return err
 			}
+			if dumpModels != "" {
+				if err := os.MkdirAll(dumpModels, 0o755); err != nil {
+					return fmt.Errorf("--dump-models: %w", err)
+				}
+				cfg.DumpModels = dumpModels
+			}
 			o, err := experiments.Run(cfg)
 			if err != nil {
 				return err
@@ -88,6 +94,7 @@ whatever the policy reports of its own (bpf and nbpf: DIR/admissions.json).`,
 	f.StringVar(&out, "out", "", "directory for jobs.parquet, summary.json and config.yaml")
 	f.StringArrayVar(&sets, "set", nil, "override a configuration key: --set engine.cycle_s=5 (repeatable)")
 	f.BoolVarP(&quiet, "quiet", "q", false, "print nothing on success")
+	f.StringVar(&dumpModels, "dump-models", "", "directory into which solver-backed policies write every LP/MILP they solve (<name>-<seq>.lp)")
 	return cmd
 }
 
