@@ -19,9 +19,9 @@ import (
 func newRunCmd() *cobra.Command {
 	var (
 		configFile, policy, workload, out, dumpModels string
-		seed                              int64
-		sets                              []string
-		quiet                             bool
+		seed                                          int64
+		sets                                          []string
+		quiet                                         bool
 	)
 	cmd := &cobra.Command{
 		Use:   "run",
