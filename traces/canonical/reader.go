@@ -428,7 +428,8 @@ func Read(path string) (*traces.Workload, error) {
 	w := &traces.Workload{Name: m.Name, Source: m.Source, Dims: m.Dims, Cluster: m.Cluster}
 	if r.rows < 0 {
 		// Arrow IPC does not state its row count up front, but a mapped file's batches are
-		// views of the mapping: read them all first and count their rows.
+		// views of the mapping (without a mapping, copies that Read would hold anyway): read
+		// them all first and count their rows.
 		if err := r.readAhead(); err != nil {
 			return nil, err
 		}
