@@ -54,12 +54,11 @@ fuzz: deps
 bench: deps
 	$(GO) test -run '^$$' -bench . -benchtime 3x ./replay/
 
-# Trace import, inflate, canonical write/read and load-vs-CSV benchmarks on one core (the
+# Trace import, gunzip, canonical write/read and load-vs-CSV benchmarks on one core (the
 # google2011 ones need ../shared/data and skip without it).
 bench-traces: deps
-	GOMAXPROCS=1 $(GO) test -run '^$$' -bench . -benchtime 3x ./internal/inflate/
 	GOMAXPROCS=1 $(GO) test -run '^$$' -bench 'Writer|Read' -benchtime 3x ./traces/canonical/
-	GOMAXPROCS=1 $(GO) test -run '^$$' -bench 'Import|ScanJobs|Load' -benchtime 2x ./traces/google2011/
+	GOMAXPROCS=1 $(GO) test -run '^$$' -bench 'Import|ScanJobs|Load|Gunzip' -benchtime 2x ./traces/google2011/
 
 verify: deps
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt needed"; exit 1; }

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/schedlab/schedlab/internal/fit"
 	"github.com/schedlab/schedlab/policies"
 	"github.com/schedlab/schedlab/traces"
 )
@@ -147,7 +148,7 @@ type Engine struct {
 	free    []traces.Vec
 	cap     traces.Vec
 	freeSum traces.Vec
-	fit     *fitIndex
+	fit     *fit.Tree
 
 	now     traces.Time
 	heap    eventHeap
@@ -202,7 +203,7 @@ func New(w *traces.Workload, p policies.Policy, cfg Config) (*Engine, error) {
 		e.cap = e.cap.Add(m.Capacity)
 	}
 	e.freeSum = e.cap
-	e.fit = newFitIndex(e.free)
+	e.fit = fit.New(e.free)
 	e.machEpoch = make([]uint64, len(e.mach))
 
 	queueIdx := map[string]int{}
@@ -475,7 +476,7 @@ func (e *Engine) release(m int32, d traces.Vec) {
 	e.machineChanged(m)
 	e.free[m] = e.free[m].Add(d)
 	e.freeSum = e.freeSum.Add(d)
-	e.fit.set(int(m), e.free[m])
+	e.fit.Set(int(m), e.free[m])
 }
 
 func (e *Engine) schedule() error {
@@ -592,7 +593,7 @@ func (e *Engine) start(i int, s policies.Start) error {
 	e.machineChanged(s.Machine)
 	e.free[s.Machine] = e.free[s.Machine].Sub(need)
 	e.freeSum = e.freeSum.Sub(need)
-	e.fit.set(int(s.Machine), e.free[s.Machine])
+	e.fit.Set(int(s.Machine), e.free[s.Machine])
 	e.m.allocChanged(int32(s.Job), need, +1)
 	e.markChanged(int32(s.Job))
 	e.dirty = false // starts alone do not call for another scheduling point

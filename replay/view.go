@@ -32,7 +32,7 @@ func (e *Engine) Free(m int) traces.Vec { return e.free[m] }
 func (e *Engine) FreeTotal() traces.Vec { return e.freeSum }
 
 // FirstFit implements policies.View.
-func (e *Engine) FirstFit(d traces.Vec) (int, bool) { return e.fit.first(d) }
+func (e *Engine) FirstFit(d traces.Vec) (int, bool) { return e.fit.First(d) }
 
 // Queues implements policies.View.
 func (e *Engine) Queues() []string { return e.queues }

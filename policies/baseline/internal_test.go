@@ -1,11 +1,8 @@
 package baseline
 
 import (
-	"fmt"
 	"math/rand/v2"
 	"testing"
-
-	"github.com/schedlab/schedlab/traces"
 )
 
 // TestIndexHeapMatchesALinearScan drives two heaps that share one position index through random
@@ -48,40 +45,4 @@ func TestIndexHeapMatchesALinearScan(t *testing.T) {
 			}
 		}
 	})
-}
-
-// TestFitTreeMatchesALinearScan checks first(d, from) against scanning machines in order.
-func TestFitTreeMatchesALinearScan(t *testing.T) {
-	rng := rand.New(rand.NewPCG(3, 4))
-	for _, n := range []int{2, 3, 7, 16, 33} {
-		t.Run(fmt.Sprintf("a tree over %d machines answers first fit like a scan", n), func(t *testing.T) {
-			free := make([]traces.Vec, n)
-			for m := range free {
-				free[m] = traces.VecOf(float64(rng.IntN(5)), float64(rng.IntN(5)))
-			}
-			var tr fitTree
-			tr.reset(n)
-			tr.setAll(func(m int) traces.Vec { return free[m] })
-			for range 2000 {
-				if rng.IntN(3) == 0 {
-					m := rng.IntN(n)
-					free[m] = traces.VecOf(float64(rng.IntN(5)), float64(rng.IntN(5)))
-					tr.set(m, free[m])
-				}
-				d := traces.VecOf(float64(rng.IntN(5)), float64(rng.IntN(5)))
-				from := rng.IntN(n + 1)
-				want, wantOK := -1, false
-				for m := from; m < n; m++ {
-					if d.Fits(free[m]) {
-						want, wantOK = m, true
-						break
-					}
-				}
-				got, ok := tr.first(d, from)
-				if ok != wantOK || (ok && got != want) {
-					t.Fatalf("n=%d: first(%v, %d) = %d,%t; want %d,%t", n, d, from, got, ok, want, wantOK)
-				}
-			}
-		})
-	}
 }

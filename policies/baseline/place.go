@@ -4,91 +4,10 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/schedlab/schedlab/internal/fit"
 	"github.com/schedlab/schedlab/policies"
 	"github.com/schedlab/schedlab/traces"
 )
-
-// fitTree answers "lowest machine at or after from whose free capacity fits d": a segment tree
-// whose nodes hold the per-dimension maximum of the free capacity below them. A subtree whose
-// maxima do not cover d holds no fitting machine and is skipped.
-type fitTree struct {
-	size int // leaves: a power of two ≥ used
-	used int // machines
-	max  []traces.Vec
-}
-
-func (t *fitTree) reset(n int) {
-	size := 1
-	for size < n {
-		size *= 2
-	}
-	t.size, t.used = size, n
-	if cap(t.max) < 2*size {
-		t.max = make([]traces.Vec, 2*size)
-	}
-	t.max = t.max[:2*size]
-	var never traces.Vec
-	for d := range never {
-		never[d] = -1 // padding leaves fit nothing, not even a zero demand
-	}
-	for i := range t.max {
-		t.max[i] = never
-	}
-}
-
-func (t *fitTree) leaf(m int) traces.Vec { return t.max[t.size+m] }
-
-// setAll loads every leaf and recomputes the inner nodes.
-func (t *fitTree) setAll(free func(int) traces.Vec) {
-	for m := 0; m < t.used; m++ {
-		t.max[t.size+m] = free(m)
-	}
-	for i := t.size - 1; i >= 1; i-- {
-		t.pull(i)
-	}
-}
-
-func (t *fitTree) pull(i int) {
-	l, r := &t.max[2*i], &t.max[2*i+1]
-	for d := range t.max[i] {
-		t.max[i][d] = max(l[d], r[d])
-	}
-}
-
-// set records machine m's free capacity.
-func (t *fitTree) set(m int, v traces.Vec) {
-	i := t.size + m
-	t.max[i] = v
-	for i /= 2; i >= 1; i /= 2 {
-		old := t.max[i]
-		t.pull(i)
-		if t.max[i] == old {
-			return
-		}
-	}
-}
-
-// first returns the lowest machine m ≥ from whose free capacity fits d.
-func (t *fitTree) first(d traces.Vec, from int) (int, bool) {
-	if from >= t.used {
-		return 0, false
-	}
-	return t.descend(1, 0, t.size, d, from)
-}
-
-func (t *fitTree) descend(i, lo, hi int, d traces.Vec, from int) (int, bool) {
-	if hi <= from || !d.Fits(t.max[i]) {
-		return 0, false
-	}
-	if i >= t.size {
-		return lo, true
-	}
-	mid := (lo + hi) / 2
-	if m, ok := t.descend(2*i, lo, mid, d, from); ok {
-		return m, true
-	}
-	return t.descend(2*i+1, mid, hi, d, from)
-}
 
 // hold withholds capacity on a machine from classes strictly below rank: the part of a blocked
 // job's demand that must come from already-free capacity while the tasks it preempted there are
@@ -115,7 +34,7 @@ type MachineChanges interface {
 // before the plan, so the placer subtracts each planned start itself.
 //
 // With one machine (pooled mode) it keeps a single vector. With several it mirrors every
-// machine's free capacity in a fitTree kept across scheduling points: the policy's own starts
+// machine's free capacity in a fit.Tree kept across scheduling points: the policy's own starts
 // are applied as they are planned; capacity freed by finishes is picked up by re-reading the
 // machines the View reports through MachineChanges or, lacking that, the machines of jobs whose
 // running count dropped (marked dirty while Changed is processed); and if the total still
@@ -124,7 +43,7 @@ type MachineChanges interface {
 type placer struct {
 	n      int
 	free0  traces.Vec // one machine: its plan-adjusted free capacity
-	tree   fitTree    // several machines: plan-adjusted free capacity per machine
+	tree   fit.Tree   // several machines: plan-adjusted free capacity per machine
 	total  traces.Vec // several machines: sum of the tree's leaves
 	synced bool       // the tree mirrors the View (set after the first full read)
 
@@ -162,7 +81,7 @@ func (pl *placer) sync(v policies.View) error {
 	}
 	if n != pl.n || !pl.synced {
 		pl.n = n
-		pl.tree.reset(n)
+		pl.tree.Reset(n)
 		pl.isDirty = make([]bool, n)
 		pl.dirty = pl.dirty[:0]
 		pl.readAll(v)
@@ -190,9 +109,9 @@ func (pl *placer) sync(v policies.View) error {
 
 // reread refreshes machine m from the View.
 func (pl *placer) reread(v policies.View, m int) {
-	if f := v.Free(m); f != pl.tree.leaf(m) {
-		pl.total = pl.total.Add(f).Sub(pl.tree.leaf(m))
-		pl.tree.set(m, f)
+	if f := v.Free(m); f != pl.tree.Free(m) {
+		pl.total = pl.total.Add(f).Sub(pl.tree.Free(m))
+		pl.tree.Set(m, f)
 	}
 }
 
@@ -204,10 +123,10 @@ func (pl *placer) clearDirty() {
 }
 
 func (pl *placer) readAll(v policies.View) {
-	pl.tree.setAll(v.Free)
+	pl.tree.SetAll(v.Free)
 	pl.total = traces.Vec{}
 	for m := 0; m < pl.n; m++ {
-		pl.total = pl.total.Add(pl.tree.leaf(m))
+		pl.total = pl.total.Add(pl.tree.Free(m))
 	}
 	pl.synced = true
 }
@@ -217,7 +136,7 @@ func (pl *placer) free(m int) traces.Vec {
 	if pl.n == 1 {
 		return pl.free0
 	}
-	return pl.tree.leaf(m)
+	return pl.tree.Free(m)
 }
 
 // avail is machine m's free capacity as seen by a job of the given rank: less whatever holds of
@@ -244,9 +163,9 @@ func (pl *placer) find(d traces.Vec, rank int64) (int, bool) {
 	if pl.n == 1 {
 		return 0, d.Fits(pl.avail(0, rank))
 	}
-	m, ok := pl.tree.first(d, 0)
+	m, ok := pl.tree.First(d)
 	for ok && len(pl.holds) > 0 && !d.Fits(pl.avail(m, rank)) {
-		m, ok = pl.tree.first(d, m+1)
+		m, ok = pl.tree.FirstFrom(d, m+1)
 	}
 	return m, ok
 }
@@ -257,7 +176,7 @@ func (pl *placer) mayFit(d *traces.Vec) bool {
 	if pl.n == 1 {
 		return d.Fits(pl.free0)
 	}
-	return d.Fits(pl.tree.max[1])
+	return d.Fits(pl.tree.Max())
 }
 
 // count returns how many tasks of demand d, at most limit, fit on machine m for the given rank.
@@ -278,7 +197,7 @@ func (pl *placer) take(m int, d traces.Vec, k int32) {
 	if pl.n == 1 {
 		pl.free0 = pl.free0.Sub(use)
 	} else {
-		pl.tree.set(m, pl.tree.leaf(m).Sub(use))
+		pl.tree.Set(m, pl.tree.Free(m).Sub(use))
 		pl.total = pl.total.Sub(use)
 	}
 	for i := range pl.holds {

@@ -3,11 +3,9 @@ package stats
 import (
 	"errors"
 	"math"
+	"math/bits"
 	"math/rand/v2"
-	"slices"
 	"testing"
-
-	"golang.org/x/perf/benchmath"
 )
 
 func near(a, b, tol float64) bool {
@@ -205,10 +203,18 @@ func TestMannWhitneyU(t *testing.T) {
 		// U = 3; counts of U for 3x3 are 1,1,2,3,3,3,3,2,1,1 so
 		// P(U<=3) = 7/20 and p = 0.7.
 		{"interleaved", []float64{1, 3, 5}, []float64{2, 4, 6}, 3, 0.7, true},
-		// Ties: midranks give R1 = 12.5, U = 2.5, mu = 8,
-		// sigma^2 = 16/12*(9-30/56), z = (5.5-0.5)/sigma = 1.48835.
-		{"ties-normal", []float64{1, 2, 2, 3}, []float64{2, 3, 4, 5}, 2.5, 0.136658248, false},
-		{"all-tied", []float64{1, 1}, []float64{1, 1, 1}, 3, 1, false},
+		// Ties, small samples: the exact distribution of U given the ties.
+		// Of the C(8,4) = 70 ways to split the pooled values, 7 give
+		// U <= 2.5, so p = 2*7/70 = 0.2. (The normal approximation with tie
+		// correction, which schedlab used before go-moremath, gives
+		// 0.136658248 here.)
+		{"ties-exact", []float64{1, 2, 2, 3}, []float64{2, 3, 4, 5}, 2.5, 0.2, true},
+		// Ties, samples over the exact limit: normal approximation with tie
+		// and continuity corrections. 26 ones and 26 twos against 26 twos
+		// and 26 threes: U = 338, mu = 1352, tie term 2*(26^3-26) +
+		// (52^3-52), sigma^2 = 2704/12*(105-175656/10712), z = 1013.5/sigma.
+		{"ties-normal", repeat(26, 1, 2), repeat(26, 2, 3), 338, 7.3473035e-13, false},
+		{"all-tied", []float64{1, 1}, []float64{1, 1, 1}, 3, 1, true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -216,7 +222,7 @@ func TestMannWhitneyU(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if r.U != tc.u || !near(r.P, tc.p, 1e-8) || r.Exact != tc.exact {
+			if r.U != tc.u || !near(r.P, tc.p, 1e-8*tc.p) || r.Exact != tc.exact {
 				t.Errorf("got %+v, want U=%v P=%v exact=%v", r, tc.u, tc.p, tc.exact)
 			}
 		})
@@ -229,28 +235,74 @@ func TestMannWhitneyU(t *testing.T) {
 	}
 }
 
-// TestMannWhitneyUMatchesBenchmath cross-checks exact p-values against
-// golang.org/x/perf/benchmath for random samples without ties.
-func TestMannWhitneyUMatchesBenchmath(t *testing.T) {
-	rng := rand.New(rand.NewPCG(1, 2))
-	for trial := range 20 {
-		n1, n2 := 2+rng.IntN(9), 2+rng.IntN(9)
-		x := make([]float64, n1)
-		y := make([]float64, n2)
-		for i := range x {
-			x[i] = rng.NormFloat64()
+// repeat returns each of vs, n times.
+func repeat(n int, vs ...float64) []float64 {
+	var out []float64
+	for _, v := range vs {
+		for range n {
+			out = append(out, v)
 		}
-		for i := range y {
-			y[i] = rng.NormFloat64() + 0.7
+	}
+	return out
+}
+
+// TestMannWhitneyUMatchesEnumeration checks exact p-values of small samples,
+// with and without ties, against enumerating every split of the pooled values
+// into samples of the same sizes: p = 2 P(U <= min(U, n1*n2 - U)), capped at 1.
+func TestMannWhitneyUMatchesEnumeration(t *testing.T) {
+	u := func(x, y []float64) float64 {
+		var s float64
+		for _, a := range x {
+			for _, b := range y {
+				switch {
+				case a > b:
+					s++
+				case a == b:
+					s += 0.5
+				}
+			}
 		}
-		r, err := MannWhitneyU(x, y)
+		return s
+	}
+	rng := rand.New(rand.NewPCG(5, 6))
+	for trial := range 40 {
+		n1, n2 := 1+rng.IntN(6), 1+rng.IntN(6)
+		levels := 2 + rng.IntN(6) // few levels: ties in most trials
+		if trial%2 == 1 {
+			levels = 1 << 20 // ties rare: the exact distribution without ties
+		}
+		pool := make([]float64, n1+n2)
+		for i := range pool {
+			pool[i] = float64(rng.IntN(levels))
+		}
+		x, y := pool[:n1], pool[n1:]
+		got, err := MannWhitneyU(x, y)
 		if err != nil {
 			t.Fatal(err)
 		}
-		th := &benchmath.DefaultThresholds
-		want := benchmath.AssumeNothing.Compare(benchmath.NewSample(slices.Clone(x), th), benchmath.NewSample(slices.Clone(y), th)).P
-		if !near(r.P, want, 1e-9) {
-			t.Errorf("trial %d (n=%d,%d): P = %v, benchmath %v", trial, n1, n2, r.P, want)
+		u0 := u(x, y)
+		small := min(u0, float64(n1*n2)-u0)
+		var le, all int
+		for mask := 0; mask < 1<<(n1+n2); mask++ {
+			if bits.OnesCount(uint(mask)) != n1 {
+				continue
+			}
+			var a, b []float64
+			for i, v := range pool {
+				if mask&(1<<i) != 0 {
+					a = append(a, v)
+				} else {
+					b = append(b, v)
+				}
+			}
+			all++
+			if u(a, b) <= small {
+				le++
+			}
+		}
+		want := min(1, 2*float64(le)/float64(all))
+		if got.U != u0 || !got.Exact || !near(got.P, want, 1e-9) {
+			t.Errorf("trial %d: x=%v y=%v: got U=%v P=%v exact=%v, enumeration U=%v P=%v", trial, x, y, got.U, got.P, got.Exact, u0, want)
 		}
 	}
 }

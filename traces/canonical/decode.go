@@ -3,8 +3,6 @@ package canonical
 import (
 	"fmt"
 	"slices"
-	"strings"
-	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -119,7 +117,7 @@ func (d *decoder) rowError(row int, col, format string, args ...any) error {
 	return fmt.Errorf("row %d: column %s: %s", d.row+int64(row), col, fmt.Sprintf(format, args...))
 }
 
-func (d *decoder) i64(rec arrow.Record, name string) ([]int64, error) {
+func (d *decoder) i64(rec arrow.RecordBatch, name string) ([]int64, error) {
 	a := rec.Column(d.idx[name]).(*array.Int64)
 	if a.NullN() > 0 {
 		return nil, d.nullError(a, name)
@@ -127,7 +125,7 @@ func (d *decoder) i64(rec arrow.Record, name string) ([]int64, error) {
 	return a.Int64Values(), nil
 }
 
-func (d *decoder) i32(rec arrow.Record, name string) ([]int32, error) {
+func (d *decoder) i32(rec arrow.RecordBatch, name string) ([]int32, error) {
 	a := rec.Column(d.idx[name]).(*array.Int32)
 	if a.NullN() > 0 {
 		return nil, d.nullError(a, name)
@@ -135,7 +133,7 @@ func (d *decoder) i32(rec arrow.Record, name string) ([]int32, error) {
 	return a.Int32Values(), nil
 }
 
-func (d *decoder) f64(rec arrow.Record, name string) ([]float64, error) {
+func (d *decoder) f64(rec arrow.RecordBatch, name string) ([]float64, error) {
 	a := rec.Column(d.idx[name]).(*array.Float64)
 	if a.NullN() > 0 {
 		return nil, d.nullError(a, name)
@@ -144,7 +142,7 @@ func (d *decoder) f64(rec arrow.Record, name string) ([]float64, error) {
 }
 
 // boolean returns the named bool column, or nil when the file lacks it (version 1).
-func (d *decoder) boolean(rec arrow.Record, name string) (*array.Boolean, error) {
+func (d *decoder) boolean(rec arrow.RecordBatch, name string) (*array.Boolean, error) {
 	if d.idx[name] < 0 {
 		return nil, nil
 	}
@@ -173,75 +171,24 @@ type strReader struct {
 	idx32    []int32 // the dictionary's indices when they are int32 (Parquet's), for speed
 	dictVals []string
 
-	// A utf8 column's strings are substrings of data at offsets offs[i]-base. data is the
-	// batch's own bytes when they are never reused (Go-allocated Arrow buffers, the direct
-	// Parquet reader's arenas), or, when copied is set, a copy of them in arena: the batch's
-	// buffers are then recycled (see recycler) or mapped from the file (see mappedBatches).
+	// copied is set when the batch's buffers do not outlive it (they are slices of a mapped
+	// file, unmapped at Close): a utf8 column's string bytes are then copied into data, one Go
+	// string per batch, and its values are substrings of data at offsets offs[i]-base. Otherwise
+	// values are the library's own strings, which view the batch's Go-allocated buffers.
 	copied bool
 	data   string
-	arena  strArena
 	offs   []int32
 	base   int32
 }
 
-// copyStrings copies a (the batch's utf8 values or dictionary)'s string bytes into r.data.
+// copyStrings copies a's string bytes into r.data (see strReader.copied).
 func (r *strReader) copyStrings(a *array.String) {
 	r.offs = a.ValueOffsets()
 	r.data, r.base = "", 0
-	if len(r.offs) == 0 {
-		return
+	if len(r.offs) > 0 {
+		r.base = r.offs[0]
+		r.data = string(a.ValueBytes())
 	}
-	r.base = r.offs[0]
-	r.data = r.arena.add(a.ValueBytes())
-}
-
-// strArena holds copies of string bytes in large blocks. A block is allocated without being
-// zeroed (by strings.Builder.Grow), and bytes once written to it are never written again, so
-// strings may view them. A string keeps its whole block alive.
-type strArena struct {
-	buf []byte // the current block: len bytes used of cap
-	// next is the size of the next block (at least what is asked): Read sets it to the size of
-	// a whole file's column, so that one allocation serves the file; otherwise each block is
-	// what one batch needs.
-	next int
-	// want is the size of a block to allocate ahead, by allocate.
-	want int
-}
-
-// makeNoZero returns an empty byte slice of capacity at least n whose memory is not zeroed:
-// strings.Builder.Grow allocates that way, and the Builder is then dropped, its buffer kept.
-func makeNoZero(n int) []byte {
-	var b strings.Builder
-	b.Grow(max(n, 1))
-	b.WriteByte(0) // a non-empty string's data pointer is the buffer's
-	return unsafe.Slice(unsafe.StringData(b.String()), b.Cap())[:0]
-}
-
-// reserve makes room for n more bytes in the current block, starting a new block if need be.
-func (a *strArena) reserve(n int) {
-	if cap(a.buf)-len(a.buf) < n {
-		a.buf = makeNoZero(max(n, a.next))
-		a.next = 0
-	}
-}
-
-// allocate starts a block of a.want bytes, if it is set.
-func (a *strArena) allocate() {
-	if a.want > 0 {
-		a.buf = makeNoZero(a.want)
-		a.want = 0
-	}
-}
-
-// add returns a string holding a copy of p.
-func (a *strArena) add(p []byte) string {
-	if len(p) == 0 {
-		return ""
-	}
-	a.reserve(len(p))
-	start := len(a.buf)
-	a.buf = append(a.buf, p...)
-	return unsafe.String(&a.buf[start], len(p))
 }
 
 func (r *strReader) set(col arrow.Array) error {
@@ -252,10 +199,6 @@ func (r *strReader) set(col arrow.Array) error {
 		r.s = a
 		if r.copied {
 			r.copyStrings(a)
-		} else if r.offs = a.ValueOffsets(); len(r.offs) > 0 {
-			// The batch's own bytes, viewed as a string (see value).
-			b := a.ValueBytes()
-			r.data, r.base = unsafe.String(unsafe.SliceData(b), len(b)), r.offs[0]
 		}
 	case *array.Dictionary:
 		vals, ok := a.Dictionary().(*array.String)
@@ -287,7 +230,7 @@ func (r *strReader) set(col arrow.Array) error {
 	return nil
 }
 
-// value returns row i's string: a dictionary value, or a substring of r.data (see strReader), which
+// value returns row i's string: a dictionary value, or the batch's (see strReader.copied), which
 // a kept string keeps alive.
 func (r *strReader) value(i int) string {
 	if r.idx32 != nil {
@@ -298,6 +241,9 @@ func (r *strReader) value(i int) string {
 	}
 	if r.dict != nil {
 		return r.dictVals[r.dict.GetValueIndex(i)]
+	}
+	if !r.copied {
+		return r.s.Value(i)
 	}
 	a, b := r.offs[i]-r.base, r.offs[i+1]-r.base
 	if a == b {
@@ -360,7 +306,7 @@ func (r *listReader[T]) at(i int) ([]T, error) {
 	return out, nil
 }
 
-func listValues[T int64 | int32](rec arrow.Record, idx int) (*array.List, []T, error) {
+func listValues[T int64 | int32](rec arrow.RecordBatch, idx int) (*array.List, []T, error) {
 	l := rec.Column(idx).(*array.List)
 	var zero T
 	switch v := l.ListValues().(type) {
@@ -377,7 +323,7 @@ func listValues[T int64 | int32](rec arrow.Record, idx int) (*array.List, []T, e
 }
 
 // decode appends the jobs completed by rec's rows to dst.
-func (d *decoder) decode(rec arrow.Record, dst []traces.Job) ([]traces.Job, error) {
+func (d *decoder) decode(rec arrow.RecordBatch, dst []traces.Job) ([]traces.Job, error) {
 	n := int(rec.NumRows())
 	dst = slices.Grow(dst, n) // at most one job per row
 	for c := 0; c < int(rec.NumCols()); c++ {

@@ -6,7 +6,6 @@ import (
 	"math"
 	"math/bits"
 	"slices"
-	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -276,10 +275,6 @@ func (c *strCol) start() {
 	if len(c.offsets) == 0 {
 		c.offsets = append(c.offsets, 0)
 	}
-}
-
-func (c *strCol) append(s string) {
-	c.appendBytes(unsafe.Slice(unsafe.StringData(s), len(s)))
 }
 
 // appendBytes appends the string b (which the column does not keep).

@@ -9,11 +9,12 @@
 // data — name, source, resource dimension names and the cluster's machines (as JSON) — lives in
 // the schema's key/value metadata, which Parquet keeps in its footer.
 //
-// String columns are dictionary-encoded on disk by Parquet; the Arrow IPC file format cannot carry
-// a dictionary that grows from batch to batch, so .arrow files store plain utf8 and the reader
-// interns repeated strings instead. Either way a reader allocates each distinct string about once,
-// except job_name and logical_job_name, which have many distinct values: the Parquet reader reads
-// them as plain strings, copied one batch at a time, rather than rebuild their dictionaries.
+// String columns are dictionary-encoded on disk by Parquet and read back as dictionaries, so a
+// Parquet load holds each distinct string about once per row group. The Arrow IPC file format
+// cannot carry a dictionary that grows from batch to batch, so .arrow files store plain utf8; they
+// are read through the library's memory-mapped reader, and a load copies each batch's string
+// bytes once, out of the mapping. Both formats are read by the Arrow libraries alone
+// (github.com/apache/arrow-go/v18): this package only maps rows to jobs and back.
 //
 // Write and Read handle whole workloads; Writer and Reader stream record batches, so importers and
 // tools can process workloads larger than memory. Writer writes to a temporary file next to the

@@ -3,6 +3,7 @@ package google2011
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"testing"
@@ -63,6 +64,47 @@ func BenchmarkImport(b *testing.B) {
 			})
 		}
 	}
+}
+
+// BenchmarkImportVsZcat times a month import (all 500 job_events parts to Arrow IPC) against
+// `gzip -dc` of the same files to /dev/null, alternating the two in each iteration.
+// x-zcat-wall is the import's wall time over zcat's (the target is at most 3); x-zcat-cpu the
+// ratio of CPU times (the import's whole process, which runs gunzip on a goroutine of its own,
+// against the gzip process).
+func BenchmarkImportVsZcat(b *testing.B) {
+	gz, err := exec.LookPath("gzip")
+	if err != nil {
+		b.Skip("gzip not installed")
+	}
+	files, size := jobParts(b, 500)
+	out := filepath.Join(b.TempDir(), "month.arrow")
+	devNull, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer devNull.Close()
+	b.SetBytes(size)
+	var zWall, zCPU, iWall, iCPU time.Duration
+	for range b.N {
+		cmd := exec.Command(gz, append([]string{"-dc"}, files...)...)
+		cmd.Stdout = devNull
+		start := time.Now()
+		if err := cmd.Run(); err != nil {
+			b.Fatal(err)
+		}
+		zWall += time.Since(start)
+		zCPU += cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+		start, cpu0 := time.Now(), testutil.CPUTime()
+		if _, err := Import(Source{JobEvents: files}, Options{}, out); err != nil {
+			b.Fatal(err)
+		}
+		iWall += time.Since(start)
+		iCPU += testutil.CPUTime() - cpu0
+	}
+	b.ReportMetric(zWall.Seconds()/float64(b.N), "zcat-s")
+	b.ReportMetric(iWall.Seconds()/float64(b.N), "import-s")
+	b.ReportMetric(iWall.Seconds()/zWall.Seconds(), "x-zcat-wall")
+	b.ReportMetric(iCPU.Seconds()/zCPU.Seconds(), "x-zcat-cpu")
 }
 
 // BenchmarkScanJobs measures the job_events scanner alone.
