@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -15,14 +16,17 @@ import (
 	"github.com/schedlab/schedlab/experiments/sweep"
 )
 
+// sweepFlags are the flags of `schedlab sweep`.
+type sweepFlags struct {
+	out, label, cache, shard, emit, image, claim, costs string
+	parallel, shards, maxCells                          int
+	sets                                                []string
+	gather, balance                                     bool
+	every                                               time.Duration
+}
+
 func newSweepCmd() *cobra.Command {
-	var (
-		out, label, cache, shard, emit, image string
-		parallel, shards                      int
-		sets                                  []string
-		gather                                bool
-		every                                 time.Duration
-	)
+	var fl sweepFlags
 	cmd := &cobra.Command{
 		Use:   "sweep SPEC | sweep --gather DIR... --out DIR",
 		Short: "Run an experiment spec's sweep (every axis combination × seed) into cells.parquet",
@@ -31,19 +35,24 @@ together) times its seeds, one replay per cell, on --parallel workers.
 
 SPEC is an embedded spec ID (see ` + "`schedlab reproduce --list`" + `) or a path to a spec YAML file.
 --label picks the size (quick for CI, paper for the published scale); --set key=value overrides
-the base configuration, or keeps one value of an axis (--set policy.name=drf).
+the base configuration, or keeps one value of an axis (--set policy.name=drf). A sweep of more
+than --max-cells cells is refused before anything is allocated.
 
 Results: DIR/cells.parquet (one row per cell: cell, key, the axis columns, seed, every metric;
 open it with pandas, polars or DuckDB), DIR/sweep.json (the plan) and DIR/cells/<key>/ (each
 cell's jobs.parquet, summary.json, config.yaml). Cells are content-addressed (resolved config +
 workload hash + schedlab version): an unchanged cell is never rerun, and a killed sweep resumes
-where it stopped when run again.
+where it stopped when run again. One sweep at a time may write DIR (it is locked); --cache DIR
+shares a cell cache between any number of sweeps and shards, which never compute a cell twice.
 
-Beyond one machine: --shard i/n runs cells i, i+n, i+2n, ... (0 ≤ i < n); --gather DIR... merges
-the shards' output directories into --out; --emit slurm|k8s writes a Slurm job-array script or
-a Kubernetes Indexed Job manifest into --out that runs --shards shards.`,
+Beyond one machine: --shard i/n runs the i-th of n parts of the cells (0 ≤ i < n), balanced by
+estimated cost (workload tasks × policy cost class) or, with --costs DIR, by the cells' measured
+times in a previous run; --balance prints that split for --shards n; --gather DIR... merges the
+shards' output directories into --out; --emit slurm|k8s writes into --out the cluster jobs that
+run --shards shards and gather them (a Slurm array and gather script, or a Kubernetes Indexed
+Job and gather Job using --image and the volume claim --claim).`,
 		Args: func(cmd *cobra.Command, args []string) error {
-			if gather {
+			if fl.gather {
 				if len(args) == 0 {
 					return fmt.Errorf("--gather needs the shard directories")
 				}
@@ -52,64 +61,97 @@ a Kubernetes Indexed Job manifest into --out that runs --shards shards.`,
 			return cobra.ExactArgs(1)(cmd, args)
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			stdout := cmd.OutOrStdout()
-			if gather {
-				if out == "" {
-					return usageError{fmt.Errorf("--gather needs --out")}
-				}
-				t, err := sweep.Gather(out, args)
-				if err != nil {
-					return err
-				}
-				fmt.Fprintf(stdout, "gathered %d shards: %d cells → %s\n", len(args), len(t.Rows), filepath.Join(out, sweep.CellsFile))
-				return nil
-			}
-			spec, err := experiments.LoadSpec(args[0])
-			if err != nil {
-				return err
-			}
-			tuneGC()
-			if out == "" {
-				out = filepath.Join("results", filepath.FromSlash(spec.ID))
-			}
-			if emit != "" {
-				return emitJob(stdout, spec, args[0], emit, out, label, image, sets, shards, parallel)
-			}
-			plan, err := sweep.NewPlan(spec, label, sets)
-			if err != nil {
-				return err
-			}
-			var sh sweep.Shard
-			if shard != "" {
-				if sh, err = sweep.ParseShard(shard); err != nil {
-					return err
-				}
-			}
-			res, err := sweep.Run(cmd.Context(), plan, sweep.Options{
-				Out: out, Cache: cache, Parallel: parallel, Shard: sh,
-				Progress: stdout, Terminal: sweep.IsTerminal(stdout), ProgressEvery: every,
-			})
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(stdout, "sweep %s (label %s, shard %s): %d cells (%d run, %d cached) in %s → %s\n",
-				spec.ID, label, sh, len(res.Table.Rows), res.Ran, res.Cached, res.Elapsed.Round(time.Millisecond), filepath.Join(out, sweep.CellsFile))
-			return nil
+			return runSweep(cmd, args, &fl)
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&out, "out", "", "output directory (default results/<spec ID>)")
-	f.IntVar(&parallel, "parallel", runtime.GOMAXPROCS(0), "number of cells run at once")
-	f.StringVar(&label, "label", "paper", "size label of the spec: quick (CI) or paper (published scale)")
-	f.StringArrayVar(&sets, "set", nil, "override a base key, or keep one value of an axis: --set engine.cycle_s=5 (repeatable)")
-	f.StringVar(&cache, "cache", "", "cell cache directory, shareable between sweeps (default <out>/cells)")
-	f.StringVar(&shard, "shard", "", "run only shard i/n of the cells (0 ≤ i < n)")
-	f.BoolVar(&gather, "gather", false, "merge the shard output directories given as arguments into --out")
-	f.StringVar(&emit, "emit", "", "write a cluster job that runs the shards: slurm or k8s")
-	f.IntVar(&shards, "shards", 4, "number of shards for --emit")
-	f.StringVar(&image, "image", "schedlab:"+experiments.Version, "container image for --emit k8s")
-	f.DurationVar(&every, "progress-interval", 10*time.Second, "interval of progress lines when stdout is not a terminal")
+	f.StringVar(&fl.out, "out", "", "output directory (default results/<spec ID>)")
+	f.IntVar(&fl.parallel, "parallel", runtime.GOMAXPROCS(0), "number of cells run at once (at least 1)")
+	f.StringVar(&fl.label, "label", "paper", "size label of the spec: quick (CI) or paper (published scale)")
+	f.StringArrayVar(&fl.sets, "set", nil, "override a base key, or keep one value of an axis: --set engine.cycle_s=5 (repeatable)")
+	f.StringVar(&fl.cache, "cache", "", "cell cache directory, shareable between sweeps, shards and machines (default <out>/cells)")
+	f.StringVar(&fl.shard, "shard", "", "run only shard i/n of the cells (0 ≤ i < n)")
+	f.StringVar(&fl.costs, "costs", "", "balance shards by the measured cell times of a previous run's output directory")
+	f.IntVar(&fl.maxCells, "max-cells", sweep.DefaultMaxCells, "refuse sweeps of more cells than this")
+	f.BoolVar(&fl.gather, "gather", false, "merge the shard output directories given as arguments into --out")
+	f.BoolVar(&fl.balance, "balance", false, "print how the cells split into --shards shards (estimated cost and, where --out's cache has them, measured times); run nothing")
+	f.StringVar(&fl.emit, "emit", "", "write the cluster jobs that run the shards and gather them: slurm or k8s")
+	f.IntVar(&fl.shards, "shards", 4, "number of shards for --emit and --balance")
+	f.StringVar(&fl.image, "image", "schedlab:"+experiments.Version, "container image for --emit k8s (build it with make image)")
+	f.StringVar(&fl.claim, "claim", "", "PersistentVolumeClaim holding --out for --emit k8s (default <job name>-results)")
+	f.DurationVar(&fl.every, "progress-interval", 10*time.Second, "interval of progress lines when stdout is not a terminal")
 	return cmd
+}
+
+// checkParallel rejects worker counts below 1 (a usage error).
+func checkParallel(n int) error {
+	if n < 1 {
+		return usageError{fmt.Errorf("--parallel %d: want at least 1 (the number of cells run at once)", n)}
+	}
+	return nil
+}
+
+func runSweep(cmd *cobra.Command, args []string, fl *sweepFlags) error {
+	stdout := cmd.OutOrStdout()
+	if err := checkParallel(fl.parallel); err != nil {
+		return err
+	}
+	if fl.maxCells < 1 {
+		return usageError{fmt.Errorf("--max-cells %d: want at least 1", fl.maxCells)}
+	}
+	if fl.shards < 1 {
+		return usageError{fmt.Errorf("--shards %d: want at least 1", fl.shards)}
+	}
+	if fl.gather {
+		if fl.out == "" {
+			return usageError{fmt.Errorf("--gather needs --out")}
+		}
+		t, err := sweep.Gather(fl.out, args, sweep.GatherOptions{Cache: fl.cache})
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "gathered %d shards: %d cells → %s\n", len(args), len(t.Rows), filepath.Join(fl.out, sweep.CellsFile))
+		return nil
+	}
+	spec, err := experiments.LoadSpec(args[0])
+	if err != nil {
+		return err
+	}
+	tuneGC()
+	if fl.out == "" {
+		fl.out = filepath.Join("results", filepath.FromSlash(spec.ID))
+	}
+	plan, err := sweep.NewPlanWith(spec, fl.label, fl.sets, sweep.PlanOptions{MaxCells: fl.maxCells})
+	if err != nil {
+		return err
+	}
+	if fl.costs != "" {
+		if _, err := plan.LoadCosts(fl.costs); err != nil {
+			return err
+		}
+	}
+	switch {
+	case fl.balance:
+		return printBalance(stdout, plan, fl)
+	case fl.emit != "":
+		return emitJobs(stdout, plan, args[0], fl)
+	}
+	var sh sweep.Shard
+	if fl.shard != "" {
+		if sh, err = sweep.ParseShard(fl.shard); err != nil {
+			return err
+		}
+	}
+	res, err := sweep.Run(cmd.Context(), plan, sweep.Options{
+		Out: fl.out, Cache: fl.cache, Parallel: fl.parallel, Shard: sh,
+		Progress: stdout, Terminal: sweep.IsTerminal(stdout), ProgressEvery: fl.every,
+	})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "sweep %s (label %s, shard %s): %d cells (%d run, %d cached) in %s → %s\n",
+		spec.ID, fl.label, sh, len(res.Table.Rows), res.Ran, res.Cached, res.Elapsed.Round(time.Millisecond), filepath.Join(fl.out, sweep.CellsFile))
+	return nil
 }
 
 // tuneGC raises the garbage collector's target (GOGC 400) for sweeps unless GOGC is set: cells
@@ -121,30 +163,76 @@ func tuneGC() {
 	}
 }
 
-func emitJob(w io.Writer, spec *experiments.Spec, specArg, target, out, label, image string, sets []string, shards, parallel int) error {
-	// Validate the whole sweep before writing a job that would fail on the cluster.
-	plan, err := sweep.NewPlan(spec, label, sets)
-	if err != nil {
-		return err
+// printBalance prints the split of the plan's cells into --shards shards: per shard its cells,
+// its share of the estimated cost and the measured replay time of its cells found in the cache.
+func printBalance(w io.Writer, plan *sweep.Plan, fl *sweepFlags) error {
+	cache := fl.cache
+	if cache == "" {
+		cache = filepath.Join(fl.out, sweep.CacheDir)
 	}
-	o := sweep.EmitOptions{Spec: specArg, Label: label, Sets: sets, Shards: shards, Out: out, Parallel: max(parallel, 1), Image: image, Name: sweep.JobName(spec.ID)}
-	var name string
-	var write func(io.Writer, sweep.EmitOptions) error
-	switch target {
-	case sweep.EmitSlurm:
-		name, write = o.Name+".slurm", sweep.EmitSlurmScript
-	case sweep.EmitK8s:
-		name, write = o.Name+"-job.yaml", sweep.EmitK8sJob
-	default:
-		return usageError{fmt.Errorf("--emit %q: want slurm or k8s", target)}
+	loads := plan.Balance(fl.shards, []string{cache})
+	var total float64
+	measured := 0
+	for _, l := range loads {
+		total += l.Cost
+		measured += l.MeasuredCells
 	}
-	if err := os.MkdirAll(out, 0o755); err != nil {
-		return err
+	fmt.Fprintf(w, "%s (label %s): %d cells in %d shards; costs %s\n", plan.Spec.ID, fl.label, len(plan.Cells), fl.shards, plan.CostSource())
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "shard\tcells\tcost share\tmeasured s\tmeasured cells\t")
+	var costs, times []float64
+	for _, l := range loads {
+		share := 0.0
+		if total > 0 {
+			share = 100 * l.Cost / total
+		}
+		fmt.Fprintf(tw, "%d\t%d\t%.1f%%\t%.2f\t%d\t\n", l.Shard, l.Cells, share, l.Measured, l.MeasuredCells)
+		costs = append(costs, l.Cost)
+		times = append(times, l.Measured)
 	}
-	path := filepath.Join(out, name)
-	if err := sweep.WriteFileAtomic(path, func(w io.Writer) error { return write(w, o) }); err != nil {
-		return err
+	tw.Flush()
+	fmt.Fprintf(w, "slowest shard / mean: %.2f by cost", sweep.MaxOverMean(costs))
+	if measured > 0 {
+		fmt.Fprintf(w, ", %.2f by measured time (%d of %d cells measured in %s)", sweep.MaxOverMean(times), measured, len(plan.Cells), cache)
 	}
-	fmt.Fprintf(w, "wrote %s: %d shards of %d cells\n", path, shards, len(plan.Cells))
+	fmt.Fprintln(w)
 	return nil
+}
+
+// emitJobs writes the cluster jobs of a sweep: for Slurm the array script and the gather
+// script, for Kubernetes the Indexed Job and the gather Job.
+func emitJobs(w io.Writer, plan *sweep.Plan, specArg string, fl *sweepFlags) error {
+	o := sweep.EmitOptions{Spec: specArg, Label: fl.label, Sets: fl.sets, Shards: fl.shards, Out: fl.out, Parallel: fl.parallel,
+		Cache: fl.cache, Costs: fl.costs, Image: fl.image, Claim: fl.claim, Name: sweep.JobName(plan.Spec.ID)}
+	if fl.maxCells != sweep.DefaultMaxCells {
+		o.MaxCells = fl.maxCells
+	}
+	type file struct {
+		name  string
+		write func(io.Writer, sweep.EmitOptions) error
+	}
+	var files []file
+	switch fl.emit {
+	case sweep.EmitSlurm:
+		files = []file{{o.SlurmArrayFile(), sweep.EmitSlurmScript}, {o.SlurmGatherFile(), sweep.EmitSlurmGather}}
+	case sweep.EmitK8s:
+		files = []file{{o.K8sJobFile(), sweep.EmitK8sJob}, {o.K8sGatherFile(), sweep.EmitK8sGather}}
+	default:
+		return usageError{fmt.Errorf("--emit %q: want slurm or k8s", fl.emit)}
+	}
+	var costs []float64
+	for _, l := range plan.Balance(fl.shards, nil) {
+		costs = append(costs, l.Cost)
+	}
+	return sweep.WithOutLock(fl.out, func() error {
+		for _, f := range files {
+			path := filepath.Join(fl.out, f.name)
+			if err := sweep.WriteFileAtomic(path, func(w io.Writer) error { return f.write(w, o) }); err != nil {
+				return err
+			}
+			fmt.Fprintf(w, "wrote %s\n", path)
+		}
+		fmt.Fprintf(w, "%d shards of %d cells; slowest shard / mean %.2f by cost (%s)\n", fl.shards, len(plan.Cells), sweep.MaxOverMean(costs), plan.CostSource())
+		return nil
+	})
 }

@@ -15,7 +15,7 @@ import (
 //
 //	stage=plan    resolve the cell's configuration through viper and hash its cache key
 //	stage=check   the cache lookup of a cell
-//	stage=store   write the cell's outputs (jobs.parquet, summary.json, config.yaml) and rename
+//	stage=store   lock the cell, write its outputs (jobs.parquet, summary.json, config.yaml), rename
 //	stage=gather  read the cell's summary back and add its row to cells.parquet
 //	stage=total   a whole sweep whose cells are all cached (plan + check + gather + write)
 //
@@ -68,7 +68,14 @@ func BenchmarkCellOverhead(b *testing.B) {
 		i := 0
 		for b.Loop() {
 			i++
-			if err := storeCell(store, fmt.Sprintf("%064x", i), o); err != nil {
+			key := fmt.Sprintf("%064x", i)
+			l, ok, err := tryLock(cellLockPath(store, key))
+			if err != nil || !ok {
+				b.Fatal(err, ok)
+			}
+			err = publishCell(store, key, o.WriteOutputs)
+			l.unlock()
+			if err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -28,14 +28,24 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
+// childSweep runs the sweep of SWEEP_SPEC at SWEEP_LABEL into SWEEP_OUT on SWEEP_PARALLEL
+// workers, with the cache SWEEP_CACHE if set; with SWEEP_START set, it first waits for that file
+// to exist, so that several children start together.
 func childSweep() int {
+	if start := os.Getenv("SWEEP_START"); start != "" {
+		for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+			if _, err := os.Stat(start); err == nil {
+				break
+			}
+		}
+	}
 	spec, err := experiments.LoadSpec(os.Getenv("SWEEP_SPEC"))
 	if err == nil {
 		var p *Plan
 		if p, err = NewPlan(spec, os.Getenv("SWEEP_LABEL"), nil); err == nil {
 			workers, _ := strconv.Atoi(os.Getenv("SWEEP_PARALLEL"))
 			var r *Result
-			if r, err = Run(context.Background(), p, Options{Out: os.Getenv("SWEEP_OUT"), Parallel: workers}); err == nil {
+			if r, err = Run(context.Background(), p, Options{Out: os.Getenv("SWEEP_OUT"), Cache: os.Getenv("SWEEP_CACHE"), Parallel: workers}); err == nil {
 				fmt.Printf("ran=%d cached=%d\n", r.Ran, r.Cached)
 				return 0
 			}
@@ -45,14 +55,15 @@ func childSweep() int {
 	return 1
 }
 
-func childCmd(t *testing.T, out, label string) *exec.Cmd {
+func childCmd(t *testing.T, out, label string, env ...string) *exec.Cmd {
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), childEnv+"=1", "SWEEP_SPEC="+tinySpec, "SWEEP_LABEL="+label, "SWEEP_OUT="+out, "SWEEP_PARALLEL=2")
+	cmd.Env = append(cmd.Env, env...)
 	return cmd
 }
 
-// finishedCells counts the cell directories (not temporaries) in a cache, checking that each is
-// complete: a killed sweep may leave temporaries but never a partial cell.
+// finishedCells counts the cell directories (not temporaries or lock files, whose names start
+// with a dot) in a cache.
 func finishedCells(t *testing.T, cache string) int {
 	entries, err := os.ReadDir(cache)
 	if err != nil {
@@ -60,7 +71,7 @@ func finishedCells(t *testing.T, cache string) int {
 	}
 	n := 0
 	for _, e := range entries {
-		if strings.HasPrefix(e.Name(), ".tmp-") {
+		if strings.HasPrefix(e.Name(), ".") {
 			continue
 		}
 		n++
@@ -68,11 +79,13 @@ func finishedCells(t *testing.T, cache string) int {
 	return n
 }
 
+// checkCellsComplete checks that every cell directory in a cache is complete: a killed sweep
+// may leave temporaries and lock files but never a partial cell.
 func checkCellsComplete(t *testing.T, cache string) {
 	t.Helper()
 	entries, _ := os.ReadDir(cache)
 	for _, e := range entries {
-		if strings.HasPrefix(e.Name(), ".tmp-") {
+		if strings.HasPrefix(e.Name(), ".") {
 			continue
 		}
 		dir := filepath.Join(cache, e.Name())
@@ -200,9 +213,9 @@ func TestKilledSweepResumes(t *testing.T) {
 	if got := finishedCells(t, cache); got != n {
 		t.Errorf("%d cells in the cache, want %d", got, n)
 	}
-	for _, pattern := range []string{filepath.Join(dir, ".*.tmp-*"), filepath.Join(cache, ".tmp-*")} {
+	for _, pattern := range []string{filepath.Join(dir, ".*.tmp-*"), filepath.Join(dir, OutLockFile), filepath.Join(cache, ".tmp-*"), filepath.Join(cache, ".lock-*")} {
 		if left, _ := filepath.Glob(pattern); len(left) > 0 {
-			t.Errorf("temporaries left after the resumed sweep: %v", left)
+			t.Errorf("temporaries or lock files left after the resumed sweep: %v", left)
 		}
 	}
 }

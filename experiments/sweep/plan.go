@@ -16,6 +16,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -67,6 +68,23 @@ type Plan struct {
 	// the loaded workload, shared read-only by the cells.
 	workloads map[experiments.WorkloadConfig]*loadedWorkload
 	wmu       sync.Mutex
+	// costs holds every cell's cost, by index (see cost.go); assignments the cells' shards for
+	// each shard count asked for.
+	costs       []float64
+	costSource  string
+	assignments map[int][]int
+	amu         sync.Mutex
+}
+
+// DefaultMaxCells is the largest sweep a plan accepts unless PlanOptions.MaxCells says
+// otherwise: beyond it, planning alone would take minutes and gigabytes.
+const DefaultMaxCells = 100_000
+
+// PlanOptions configure NewPlanWith.
+type PlanOptions struct {
+	// MaxCells refuses a sweep of more cells, before anything is allocated for them
+	// (0: DefaultMaxCells).
+	MaxCells int
 }
 
 // keepWorkloads bounds the workloads a plan keeps loaded from planning to running; beyond it
@@ -77,6 +95,7 @@ type loadedWorkload struct {
 	mu      sync.Mutex
 	w       *traces.Workload
 	hash    string
+	tasks   int64
 	pending int // cells of the current run that still need w
 }
 
@@ -84,11 +103,24 @@ type loadedWorkload struct {
 // A --set of a non-axis key overrides the base configuration; a --set of an axis key keeps only
 // that value of the axis.
 func NewPlan(spec *experiments.Spec, label string, sets []string) (*Plan, error) {
+	return NewPlanWith(spec, label, sets, PlanOptions{})
+}
+
+// NewPlanWith is NewPlan with options.
+func NewPlanWith(spec *experiments.Spec, label string, sets []string, o PlanOptions) (*Plan, error) {
 	s, err := spec.WithLabel(label)
 	if err != nil {
 		return nil, err
 	}
 	if err := applySets(s, sets); err != nil {
+		return nil, err
+	}
+	limit := o.MaxCells
+	if limit <= 0 {
+		limit = DefaultMaxCells
+	}
+	total, err := countCells(s, limit)
+	if err != nil {
 		return nil, err
 	}
 	p := &Plan{Spec: s, Label: label, Sets: slices.Clone(sets), workloads: map[experiments.WorkloadConfig]*loadedWorkload{}}
@@ -99,7 +131,7 @@ func NewPlan(spec *experiments.Spec, label string, sets []string) (*Plan, error)
 	for _, a := range axes {
 		p.Columns = append(p.Columns, Column{Key: a.Key, Type: columnType(a.Values)})
 	}
-	seeds := s.Seeds.Values()
+	seeds := s.Seeds.Values() // countCells bounded their number
 	baseKeys := make([]string, 0, len(s.Base))
 	for k := range s.Base {
 		baseKeys = append(baseKeys, k)
@@ -108,11 +140,8 @@ func NewPlan(spec *experiments.Spec, label string, sets []string) (*Plan, error)
 
 	// Odometer over the axis groups, last group fastest.
 	steps := make([]int, len(s.Axes))
-	total := len(seeds)
-	for _, g := range s.Axes {
-		total *= g.Len()
-	}
 	p.Cells = make([]Cell, 0, total)
+	p.costs = make([]float64, 0, total)
 	for {
 		var raw []any
 		for gi, g := range s.Axes {
@@ -144,6 +173,7 @@ func NewPlan(spec *experiments.Spec, label string, sets []string) (*Plan, error)
 			}
 			c.Key = CellKey(cfg, lw.hash)
 			p.Cells = append(p.Cells, c)
+			p.costs = append(p.costs, estimateCost(cfg, lw.tasks))
 		}
 		// Advance the odometer.
 		gi := len(steps) - 1
@@ -158,7 +188,66 @@ func NewPlan(spec *experiments.Spec, label string, sets []string) (*Plan, error)
 			break
 		}
 	}
+	p.costSource = "estimated: tasks × policy cost class"
 	return p, nil
+}
+
+// countCells returns the number of cells of a spec (axes and seeds applied), or a configuration
+// error if it exceeds limit; it allocates nothing per cell, so absurd sizes (a trillion seeds,
+// ten axes of ten values) are refused before they cost anything.
+func countCells(s *experiments.Spec, limit int) (int, error) {
+	seeds := int64(s.Seeds.Count)
+	if s.Seeds.List != nil {
+		seeds = int64(len(s.Seeds.List))
+	}
+	n, over := max(seeds, 0), seeds > int64(limit)
+	var factors []string
+	for _, g := range s.Axes {
+		k := int64(g.Len())
+		var keys []string
+		for _, a := range g.Axes {
+			keys = append(keys, a.Key)
+		}
+		factors = append(factors, fmt.Sprintf("%s %d", strings.Join(keys, "+"), k))
+		if k == 0 {
+			n, over = 0, false
+			break
+		}
+		if !over {
+			if n > int64(limit)/k {
+				over = true
+			} else {
+				n *= k
+			}
+		}
+	}
+	if !over && n <= int64(limit) {
+		return int(n), nil
+	}
+	size := "more than " + formatCount(math.MaxInt64)
+	if prod, ok := exactProduct(seeds, s.Axes); ok {
+		size = formatCount(prod)
+	}
+	if seeds == 1 {
+		factors = append(factors, "1 seed")
+	} else {
+		factors = append(factors, formatCount(seeds)+" seeds")
+	}
+	return 0, fmt.Errorf("%w: %s: the sweep has %s cells (%s), over the limit of %s; narrow its axes or seeds (a label, --set) or raise --max-cells",
+		experiments.ErrConfig, s.File, size, strings.Join(factors, " × "), formatCount(int64(limit)))
+}
+
+// exactProduct multiplies the seeds by the axis group lengths unless that overflows int64.
+func exactProduct(seeds int64, groups []experiments.AxisGroup) (int64, bool) {
+	n := seeds
+	for _, g := range groups {
+		k := int64(g.Len())
+		if k != 0 && n > math.MaxInt64/k {
+			return 0, false
+		}
+		n *= k
+	}
+	return n, true
 }
 
 // workload loads and hashes a workload configuration once while planning.
@@ -170,7 +259,7 @@ func (p *Plan) workload(c experiments.WorkloadConfig) (*loadedWorkload, error) {
 	if err != nil {
 		return nil, err
 	}
-	lw := &loadedWorkload{hash: w.Hash()}
+	lw := &loadedWorkload{hash: w.Hash(), tasks: w.Tasks()}
 	if len(p.workloads) < keepWorkloads {
 		lw.w = w
 	}
@@ -272,8 +361,8 @@ func (p *Plan) Hash() string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// Shard is a deterministic 1/Count of a sweep: the cells whose index is Index modulo Count.
-// The zero value (Count 0) is the whole sweep.
+// Shard is one of Count deterministic, cost-balanced parts of a sweep (see cost.go). The zero
+// value (Count 0) is the whole sweep.
 type Shard struct {
 	Index, Count int
 }
@@ -298,14 +387,15 @@ func (s Shard) String() string {
 	return fmt.Sprintf("%d/%d", s.Index, s.Count)
 }
 
-// Has reports whether the shard includes the cell with the given index.
-func (s Shard) Has(index int) bool { return s.Count <= 1 || index%s.Count == s.Index }
-
 // ShardCells returns the plan's cells in the shard, in plan order.
 func (p *Plan) ShardCells(s Shard) []*Cell {
+	var a []int
+	if s.Count > 1 {
+		a = p.Assignment(s.Count)
+	}
 	var out []*Cell
 	for i := range p.Cells {
-		if s.Has(p.Cells[i].Index) {
+		if a == nil || a[i] == s.Index {
 			out = append(out, &p.Cells[i])
 		}
 	}

@@ -1,11 +1,11 @@
 package sweep
 
 import (
+	"cmp"
 	"context"
-	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -68,21 +68,37 @@ func CellDir(cache, key string) string { return filepath.Join(cache, key) }
 // Run computes the plan's cells of opts.Shard that are not in the cache, on opts.Parallel
 // workers, then writes Out/sweep.json and Out/cells.parquet. On the first cell error it stops
 // handing out cells and returns that error after the running cells finish; finished cells stay
-// cached. Cancelling ctx stops likewise. One sweep at a time may write an output directory
-// (Run removes the temporaries a killed sweep left there); sweeps writing different output
-// directories may share a cache.
+// cached. Cancelling ctx stops likewise.
+//
+// One sweep at a time writes an output directory: Run locks it and fails at once (ErrLocked)
+// if another sweep or gather holds it. Caches may be shared by any number of sweeps, on one
+// machine or many (a shared file system with working locks): a cell is computed by one of them
+// while the others wait for it or do other cells first, and a cell another sweep finished is
+// never computed again. Run removes what killed sweeps left behind: temporaries in the output
+// directory, and temporaries and lock files in the cache that no live process holds.
 func Run(ctx context.Context, p *Plan, opts Options) (*Result, error) {
 	begin := time.Now()
 	if opts.Out == "" {
 		return nil, fmt.Errorf("%w: sweep: no output directory", experiments.ErrConfig)
 	}
+	lk, err := lockOut(opts.Out)
+	if err != nil {
+		return nil, err
+	}
+	defer lk.unlock()
 	cache := opts.cacheDir()
 	if err := os.MkdirAll(cache, 0o755); err != nil {
 		return nil, err
 	}
-	cleanTemps(cache)
+	cleanStale(cache)
 	cleanOutTemps(opts.Out)
-	if err := writeManifest(opts.Out, newManifest(p, opts.Shard)); err != nil {
+	m := newManifest(p, opts.Shard)
+	if opts.Cache != "" {
+		if m.Cache, err = filepath.Abs(opts.Cache); err != nil {
+			return nil, err
+		}
+	}
+	if err := writeManifest(opts.Out, m); err != nil {
 		return nil, err
 	}
 	cells := p.ShardCells(opts.Shard)
@@ -92,58 +108,27 @@ func Run(ctx context.Context, p *Plan, opts Options) (*Result, error) {
 			todo = append(todo, c)
 		}
 	}
+	// Costliest first, so the last cells to finish are short ones.
+	slices.SortStableFunc(todo, func(a, b *Cell) int { return cmp.Compare(p.Cost(b), p.Cost(a)) })
 	res := &Result{Plan: p, Cached: len(cells) - len(todo)}
 	p.expect(todo)
-	prog := newProgress(opts, len(cells), res.Cached)
 	workers := opts.Parallel
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
 	workers = min(workers, max(len(todo), 1))
-
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	next := make(chan *Cell)
-	var (
-		mu       sync.Mutex
-		firstErr error
-		errCell  = -1
-	)
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for c := range next {
-				err := runCell(p, c, cache)
-				mu.Lock()
-				if err != nil {
-					// Report the lowest failing cell among those that failed, for stable messages.
-					if firstErr == nil || c.Index < errCell {
-						firstErr, errCell = fmt.Errorf("cell %d (%s): %w", c.Index, p.Describe(c), err), c.Index
-					}
-					cancel()
-				} else {
-					res.Ran++
-				}
-				mu.Unlock()
-				prog.done(err == nil)
-			}
-		}()
+	r := &runner{p: p, cache: cache, res: res, cancel: cancel, errCell: -1, prog: newProgress(opts, len(cells), res.Cached)}
+	// First every cell no other process is computing; then, waiting for them, the others.
+	deferred := r.pool(ctx, todo, workers, false)
+	if len(deferred) > 0 && ctx.Err() == nil {
+		slices.SortFunc(deferred, func(a, b *Cell) int { return a.Index - b.Index })
+		r.pool(ctx, deferred, workers, true)
 	}
-feed:
-	for _, c := range todo {
-		select {
-		case next <- c:
-		case <-ctx.Done():
-			break feed
-		}
-	}
-	close(next)
-	wg.Wait()
-	prog.finish()
-	if firstErr != nil {
-		return res, firstErr
+	r.prog.finish()
+	if r.firstErr != nil {
+		return res, r.firstErr
 	}
 	if err := ctx.Err(); err != nil {
 		return res, err
@@ -158,6 +143,101 @@ feed:
 	}
 	res.Elapsed = time.Since(begin)
 	return res, nil
+}
+
+// runner runs a sweep's cells on a pool of workers.
+type runner struct {
+	p      *Plan
+	cache  string
+	res    *Result
+	prog   *progress
+	cancel context.CancelFunc
+
+	mu       sync.Mutex
+	firstErr error
+	errCell  int
+}
+
+// pool runs cells on workers and returns those it left to other processes computing them (only
+// when wait is false: with wait, a worker waits for such a cell and computes it if the other
+// process did not finish it).
+func (r *runner) pool(ctx context.Context, cells []*Cell, workers int, wait bool) []*Cell {
+	next := make(chan *Cell)
+	var (
+		wg       sync.WaitGroup
+		deferred []*Cell
+	)
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for c := range next {
+				ran, busy, err := doCell(ctx, r.p, c, r.cache, wait)
+				r.mu.Lock()
+				switch {
+				case busy:
+					deferred = append(deferred, c)
+				case err != nil && ctx.Err() != nil && errors.Is(err, context.Canceled):
+					// Stopped while waiting for another process: not this cell's failure.
+				case err != nil:
+					// Report the lowest failing cell among those that failed, for stable messages.
+					if r.firstErr == nil || c.Index < r.errCell {
+						r.firstErr, r.errCell = fmt.Errorf("cell %d (%s): %w", c.Index, r.p.Describe(c), err), c.Index
+					}
+					r.cancel()
+				case ran:
+					r.res.Ran++
+				default:
+					r.res.Cached++ // finished by another process meanwhile
+				}
+				r.mu.Unlock()
+				if !busy {
+					r.prog.done(err == nil)
+				}
+			}
+		}()
+	}
+feed:
+	for _, c := range cells {
+		select {
+		case next <- c:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(next)
+	wg.Wait()
+	return deferred
+}
+
+// doCell computes a cell unless it is in the cache or gets there meanwhile, holding the cell's
+// lock while it does; ran reports whether this process computed it. Without wait, a cell whose
+// lock another process holds is left alone (busy); with wait, doCell waits for that process.
+func doCell(ctx context.Context, p *Plan, c *Cell, cache string, wait bool) (ran, busy bool, err error) {
+	var l *lockFile
+	if wait {
+		if l, err = claimCell(ctx, cache, c.Key); err != nil || l == nil {
+			p.release(c.Config.Workload)
+			return false, false, err
+		}
+	} else {
+		var ok bool
+		if !cached(cache, c.Key) {
+			l, ok, err = tryLock(cellLockPath(cache, c.Key))
+			if err != nil {
+				return false, false, err
+			}
+			if !ok {
+				return false, true, nil
+			}
+		}
+	}
+	defer l.unlock()
+	if l == nil || cached(cache, c.Key) { // finished by another process before we looked or locked
+		p.release(c.Config.Workload)
+		return false, false, nil
+	}
+	return true, false, runCell(p, c, cache)
 }
 
 func shardRows(p *Plan, s Shard) []manifestCell {
@@ -175,60 +255,67 @@ func cached(cache, key string) bool {
 	return err == nil && st.Mode().IsRegular()
 }
 
-// cleanTemps removes half-written cell directories left by a killed sweep.
-func cleanTemps(cache string) {
-	entries, _ := os.ReadDir(cache)
-	for _, e := range entries {
-		if strings.HasPrefix(e.Name(), ".tmp-") {
-			os.RemoveAll(filepath.Join(cache, e.Name()))
-		}
-	}
-}
-
-// cleanOutTemps removes temporary files of cells.parquet and sweep.json left by a killed sweep.
+// cleanOutTemps removes the temporary files (of cells.parquet, sweep.json, an emitted job) that
+// a killed sweep, gather or emit left in an output directory. The caller holds the directory's
+// lock, so no live process is writing them.
 func cleanOutTemps(out string) {
-	for _, name := range []string{CellsFile, ManifestFile} {
-		tmps, _ := filepath.Glob(filepath.Join(out, "."+name+".tmp-*"))
-		for _, t := range tmps {
-			os.Remove(t)
-		}
+	tmps, _ := filepath.Glob(filepath.Join(out, ".*.tmp-*"))
+	for _, t := range tmps {
+		os.Remove(t)
 	}
 }
 
-// runCell replays one cell and moves its outputs into the cache atomically.
+// runCell replays one cell and moves its outputs into the cache atomically. The caller holds the
+// cell's lock. A panic in the replay or in a writer (an encoder's on a full disk, say) becomes
+// the cell's error.
 func runCell(p *Plan, c *Cell, cache string) error {
 	w, hash, err := p.acquire(c.Config.Workload)
 	if err != nil {
 		return err
 	}
-	o, err := experiments.RunHashed(c.Config, w, hash)
+	var o *experiments.Outcome
+	err = safely(func() (err error) {
+		o, err = experiments.RunHashed(c.Config, w, hash)
+		return err
+	})
 	p.release(c.Config.Workload)
 	if err != nil {
 		return err
 	}
-	return storeCell(cache, c.Key, o)
+	return publishCell(cache, c.Key, o.WriteOutputs)
 }
 
-// storeCell writes an outcome into a temporary directory in the cache and renames it to the
-// cell's key, so a cell directory is either complete or absent.
-func storeCell(cache, key string, o *experiments.Outcome) error {
-	tmp, err := os.MkdirTemp(cache, ".tmp-"+key[:16]+"-")
+// publishCell fills a temporary directory in the cache and renames it to the cell's key, so a
+// cell directory is either complete or absent. The caller holds the cell's lock, so no other
+// process publishes the cell meanwhile.
+func publishCell(cache, key string, fill func(dir string) error) error {
+	tmp, err := os.MkdirTemp(cache, tmpPrefix+key+"-")
 	if err != nil {
 		return err
 	}
-	if err := o.WriteOutputs(tmp); err != nil {
+	if err := safely(func() error { return fill(tmp) }); err != nil {
 		os.RemoveAll(tmp)
 		return err
 	}
-	final := CellDir(cache, key)
-	if err := os.Rename(tmp, final); err != nil {
+	if err := os.Rename(tmp, CellDir(cache, key)); err != nil {
 		os.RemoveAll(tmp)
-		if cached(cache, key) { // another sweep sharing the cache finished it first
+		if cached(cache, key) { // published by a process that ignored the lock (an old version)
 			return nil
 		}
 		return err
 	}
 	return syncDir(cache)
+}
+
+// safely runs f and turns a panic in it into an error: library writers (Arrow's Parquet writer
+// among them) may panic on I/O errors such as a full disk, and a sweep reports those as errors.
+func safely(f func() error) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("panic: %v", r)
+		}
+	}()
+	return f()
 }
 
 func syncDir(dir string) error {
@@ -327,158 +414,4 @@ func WriteFileAtomic(path string, write func(io.Writer) error) error {
 	}
 	ok = true
 	return nil
-}
-
-// Manifest is the content of sweep.json: everything needed to gather shard outputs into the
-// whole sweep's cells.parquet without the spec.
-type Manifest struct {
-	Version  string         `json:"schedlab_version"`
-	Spec     string         `json:"spec"`
-	SpecFile string         `json:"spec_file"`
-	Label    string         `json:"label"`
-	Sets     []string       `json:"sets"`
-	Shard    string         `json:"shard"`
-	PlanHash string         `json:"plan_hash"`
-	Columns  []Column       `json:"columns"`
-	Cells    []manifestCell `json:"cells"`
-}
-
-// manifestCell is one cell of the plan, its axis values formatted (JSON null for a null value).
-type manifestCell struct {
-	Index  int       `json:"cell"`
-	Key    string    `json:"key"`
-	Values []*string `json:"values"`
-	Seed   int64     `json:"seed"`
-}
-
-func manifestCellOf(p *Plan, c *Cell) manifestCell {
-	mc := manifestCell{Index: c.Index, Key: c.Key, Seed: c.Seed}
-	for _, v := range c.Values {
-		if v == nil {
-			mc.Values = append(mc.Values, nil)
-			continue
-		}
-		f := experiments.FormatValue(v)
-		mc.Values = append(mc.Values, &f)
-	}
-	return mc
-}
-
-func newManifest(p *Plan, s Shard) *Manifest {
-	m := &Manifest{Version: experiments.Version, Spec: p.Spec.ID, SpecFile: p.Spec.File, Label: p.Label,
-		Sets: p.Sets, Shard: s.String(), PlanHash: p.Hash(), Columns: p.Columns}
-	if m.Sets == nil {
-		m.Sets = []string{}
-	}
-	for i := range p.Cells {
-		m.Cells = append(m.Cells, manifestCellOf(p, &p.Cells[i]))
-	}
-	return m
-}
-
-func writeManifest(dir string, m *Manifest) error {
-	return WriteFileAtomic(filepath.Join(dir, ManifestFile), func(w io.Writer) error {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(m)
-	})
-}
-
-// ReadManifest reads DIR/sweep.json.
-func ReadManifest(dir string) (*Manifest, error) {
-	b, err := os.ReadFile(filepath.Join(dir, ManifestFile))
-	if err != nil {
-		return nil, err
-	}
-	var m Manifest
-	if err := json.Unmarshal(b, &m); err != nil {
-		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, ManifestFile), err)
-	}
-	return &m, nil
-}
-
-// Gather merges the outputs of a sweep's shards (each an output directory of a Run with a
-// Shard) into out: it checks that they belong to the same plan, copies every cell's outputs
-// into out's cache, and writes out/cells.parquet and out/sweep.json for the whole sweep. It
-// fails if any cell is in no shard.
-func Gather(out string, dirs []string) (*Table, error) {
-	if len(dirs) == 0 {
-		return nil, fmt.Errorf("%w: --gather: no shard directories", experiments.ErrConfig)
-	}
-	var first *Manifest
-	var caches []string
-	for _, d := range dirs {
-		m, err := ReadManifest(d)
-		if err != nil {
-			return nil, fmt.Errorf("gather: %w", err)
-		}
-		if first == nil {
-			first = m
-		} else if m.PlanHash != first.PlanHash {
-			return nil, fmt.Errorf("gather: %s is a different sweep (spec %s label %q sets %q) from %s (spec %s label %q sets %q)",
-				d, m.Spec, m.Label, m.Sets, dirs[0], first.Spec, first.Label, first.Sets)
-		}
-		caches = append(caches, filepath.Join(d, CacheDir))
-	}
-	outCache := filepath.Join(out, CacheDir)
-	if err := os.MkdirAll(outCache, 0o755); err != nil {
-		return nil, err
-	}
-	cleanTemps(outCache)
-	for _, mc := range first.Cells {
-		if cached(outCache, mc.Key) {
-			continue
-		}
-		for _, c := range caches {
-			if cached(c, mc.Key) {
-				if err := copyCell(CellDir(c, mc.Key), outCache, mc.Key); err != nil {
-					return nil, err
-				}
-				break
-			}
-		}
-	}
-	t, err := buildTable(first.Spec, first.Label, first.Columns, first.Cells, []string{outCache})
-	if err != nil {
-		return nil, fmt.Errorf("gather: %w", err)
-	}
-	whole := *first
-	whole.Shard = Shard{}.String()
-	if err := writeManifest(out, &whole); err != nil {
-		return nil, err
-	}
-	return t, writeTable(out, t)
-}
-
-// copyCell copies a cell directory into a cache through a temporary directory and a rename.
-func copyCell(src, cache, key string) error {
-	tmp, err := os.MkdirTemp(cache, ".tmp-"+key[:16]+"-")
-	if err != nil {
-		return err
-	}
-	err = filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		rel, _ := filepath.Rel(src, path)
-		return WriteFileAtomic(filepath.Join(tmp, rel), func(w io.Writer) error {
-			f, err := os.Open(path)
-			if err != nil {
-				return err
-			}
-			defer f.Close()
-			_, err = io.Copy(w, f)
-			return err
-		})
-	})
-	if err == nil {
-		err = os.Rename(tmp, CellDir(cache, key))
-		if err != nil && cached(cache, key) {
-			err = nil
-		}
-	}
-	if err != nil {
-		os.RemoveAll(tmp)
-	}
-	return err
 }

@@ -303,8 +303,8 @@ func TestShardsGatherToTheWholeSweep(t *testing.T) {
 		r := runSweep(t, p, Options{Out: d, Parallel: 1, Shard: Shard{Index: i, Count: 3}})
 		total += len(r.Table.Rows)
 		for _, row := range r.Table.Rows {
-			if row.Cell%3 != i {
-				t.Errorf("shard %d ran cell %d", i, row.Cell)
+			if got := p.Assignment(3)[row.Cell]; got != i {
+				t.Errorf("shard %d ran cell %d, assigned to shard %d", i, row.Cell, got)
 			}
 		}
 		dirs = append(dirs, d)
@@ -313,10 +313,10 @@ func TestShardsGatherToTheWholeSweep(t *testing.T) {
 		t.Errorf("shards hold %d cells, want %d", total, len(p.Cells))
 	}
 	out := filepath.Join(base, "gathered")
-	if _, err := Gather(out, dirs[:2]); err == nil || !strings.Contains(err.Error(), "have no results") {
+	if _, err := Gather(out, dirs[:2], GatherOptions{}); err == nil || !strings.Contains(err.Error(), "have no results") {
 		t.Errorf("gathering 2 of 3 shards: error = %v, want missing cells", err)
 	}
-	tb, err := Gather(out, dirs)
+	tb, err := Gather(out, dirs, GatherOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -329,7 +329,7 @@ func TestShardsGatherToTheWholeSweep(t *testing.T) {
 	// A shard of another sweep is refused.
 	other := filepath.Join(base, "other")
 	runSweep(t, plan(t, "quick", "policy.name=srpt"), Options{Out: other, Parallel: 1})
-	if _, err := Gather(filepath.Join(base, "g2"), []string{dirs[0], other}); err == nil || !strings.Contains(err.Error(), "different sweep") {
+	if _, err := Gather(filepath.Join(base, "g2"), []string{dirs[0], other}, GatherOptions{}); err == nil || !strings.Contains(err.Error(), "different sweep") {
 		t.Errorf("mixing sweeps: error = %v", err)
 	}
 }
@@ -485,7 +485,7 @@ func TestNullAxisValuesLeaveTheKeyUnset(t *testing.T) {
 	}
 	// Gathering from sweep.json (as shards do) restores the nulls; --set selects them.
 	gdir := t.TempDir()
-	if _, err := Gather(gdir, []string{dir}); err != nil {
+	if _, err := Gather(gdir, []string{dir}, GatherOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(readFile(t, filepath.Join(dir, CellsFile)), readFile(t, filepath.Join(gdir, CellsFile))) {
