@@ -220,6 +220,11 @@ func emitJobs(w io.Writer, plan *sweep.Plan, specArg string, fl *sweepFlags) err
 	default:
 		return usageError{fmt.Errorf("--emit %q: want slurm or k8s", fl.emit)}
 	}
+	for _, f := range files { // options the jobs cannot use fail before anything is written
+		if err := f.write(io.Discard, o); err != nil {
+			return err
+		}
+	}
 	var costs []float64
 	for _, l := range plan.Balance(fl.shards, nil) {
 		costs = append(costs, l.Cost)

@@ -55,15 +55,44 @@ func TestSweepCommandShardsAndGathers(t *testing.T) {
 func TestSweepEmit(t *testing.T) {
 	dir := t.TempDir()
 	for _, target := range []string{"slurm", "k8s"} {
-		out, errOut, code := runCLI(t, "sweep", "demo/policies", "--label", "quick", "--emit", target, "--shards", "3", "--out", dir)
-		if code != 0 || !strings.Contains(out, "3 shards of 12 cells") {
+		out, errOut, code := runCLI(t, "sweep", "demo/policies", "--label", "quick", "--emit", target, "--shards", "3", "--out", dir, "--image", "reg.example/schedlab:1", "--claim", "lab-results")
+		if code != 0 || !strings.Contains(out, "3 shards of 12 cells; slowest shard / mean 1.00 by cost") {
 			t.Errorf("emit %s: exit %d\n%s%s", target, code, out, errOut)
 		}
 	}
-	for _, f := range []string{"schedlab-demo-policies.slurm", "schedlab-demo-policies-job.yaml"} {
+	for _, f := range []string{"schedlab-demo-policies.slurm", "schedlab-demo-policies-gather.slurm", "schedlab-demo-policies-job.yaml", "schedlab-demo-policies-gather-job.yaml"} {
 		if b, err := os.ReadFile(filepath.Join(dir, f)); err != nil || !bytes.Contains(b, []byte("demo/policies")) {
 			t.Errorf("%s: %v", f, err)
 		}
+	}
+	job, _ := os.ReadFile(filepath.Join(dir, "schedlab-demo-policies-job.yaml"))
+	if !bytes.Contains(job, []byte(`image: "reg.example/schedlab:1"`)) || !bytes.Contains(job, []byte(`claimName: "lab-results"`)) {
+		t.Errorf("--image or --claim not in the Job:\n%s", job)
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, ".*")); len(left) > 0 {
+		t.Errorf("left in the output directory: %v", left)
+	}
+}
+
+func TestSweepBalance(t *testing.T) {
+	dir := t.TempDir()
+	if out, errOut, code := runCLI(t, "sweep", tinySpec, "--set", tinyWorkload, "--out", dir, "--parallel", "2"); code != 0 {
+		t.Fatalf("sweep: exit %d\n%s%s", code, out, errOut)
+	}
+	out, errOut, code := runCLI(t, "sweep", tinySpec, "--set", tinyWorkload, "--out", dir, "--balance", "--shards", "3")
+	if code != 0 {
+		t.Fatalf("balance: exit %d\n%s", code, errOut)
+	}
+	for _, want := range []string{"tiny (label paper): 12 cells in 3 shards; costs estimated", "shard  cells  cost share  measured s  measured cells",
+		"slowest shard / mean: 1.00 by cost, ", "by measured time (12 of 12 cells measured in "} {
+		if !strings.Contains(out, want) {
+			t.Errorf("balance output lacks %q:\n%s", want, out)
+		}
+	}
+	// Balancing by the measured costs of that run.
+	out, errOut, code = runCLI(t, "sweep", tinySpec, "--set", tinyWorkload, "--out", dir, "--balance", "--shards", "3", "--costs", dir)
+	if code != 0 || !strings.Contains(out, "costs measured in "+dir+" (12 of 12 cells run there") {
+		t.Errorf("balance --costs: exit %d\n%s%s", code, out, errOut)
 	}
 }
 
@@ -81,6 +110,15 @@ func TestSweepUsageErrors(t *testing.T) {
 		{"gather without out exits 2", []string{"sweep", "--gather", "a"}, "needs --out"},
 		{"an unknown emit target exits 2", []string{"sweep", "demo/policies", "--emit", "pbs", "--out", "x"}, "want slurm or k8s"},
 		{"no spec exits 2", []string{"sweep"}, "accepts 1 arg"},
+		{"--parallel 0 exits 2", []string{"sweep", "demo/policies", "--parallel", "0"}, "--parallel 0: want at least 1"},
+		{"--parallel -1 exits 2", []string{"sweep", "demo/policies", "--parallel", "-1"}, "--parallel -1: want at least 1"},
+		{"--max-cells 0 exits 2", []string{"sweep", "demo/policies", "--max-cells", "0"}, "--max-cells 0: want at least 1"},
+		{"--shards 0 exits 2", []string{"sweep", "demo/policies", "--emit", "slurm", "--shards", "0"}, "--shards 0: want at least 1"},
+		{"a trillion seeds exit 2", []string{"sweep", "../../experiments/sweep/testdata/limits/seeds-trillion.yaml"}, "the sweep has 2,000,000,000,000 cells"},
+		{"ten axes of ten values exit 2", []string{"sweep", "../../experiments/sweep/testdata/limits/axes-10x10.yaml"}, "over the limit of 100,000"},
+		{"a sweep over --max-cells exits 2", []string{"sweep", "demo/policies", "--max-cells", "10"}, "over the limit of 10;"},
+		{"--costs without a sweep exits 2", []string{"sweep", "demo/policies", "--balance", "--costs", "."}, "--costs: open sweep.json"},
+		{"a k8s cache off the volume exits 2", []string{"sweep", "demo/policies", "--emit", "k8s", "--out", "/nonexistent/x", "--cache", "/var/cache"}, "not under --out"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -7,6 +7,8 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"math"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -19,26 +21,63 @@ import (
 // longest-processing-time rule: cells in order of decreasing cost (ties by index) each go to the
 // shard with the least cost so far (ties to the lowest shard). The assignment depends only on the
 // plan and its costs, so every shard computes the same one on its own, with no coordination.
+//
+// The estimate follows the policies' documented cost, O(tasks · log entities) per replay, where
+// the entities are what the policy orders (queues at policy.level queue, jobs otherwise):
+// tasks × class × (1 + log2(entities)/5). The engine's per-task share does not grow with the
+// entities, hence the 1/5: on bpf/table4's paper sweep, the replay time per task grows 1.6-fold
+// from 2 to 33 queues (log2 ×5). The policy's class is PolicyCostClass.
 
-// PolicyCostClass is the relative cost per task of replaying a workload under a policy: the
-// estimate of a cell's cost is its workload's task count times its policy's class. Heuristic
-// policies (one pass over the queue per scheduling point) are 1; BPF and N-BPF cost about a
-// quarter more (measured on bpf/table4's paper sweep); solver-backed policies solve an LP or
-// MILP per event or cycle, and their 40 is a prior, not a measurement: a previous run's measured
-// times replace it (LoadCosts). A policy not listed here is 1.
+// PolicyCostClass is the relative cost per task of replaying a workload under a policy.
+// Heuristic policies (one ordered pass per scheduling point) are 1; BPF and N-BPF (admission
+// control, per-queue FIFOs) measured 1.1 on bpf/table4's paper sweep; solver-backed policies
+// solve an LP or MILP per event or cycle, and their 40 is a prior, not a measurement, until a
+// previous run's measured times replace it (LoadCosts). A policy not listed here is 1.
 var PolicyCostClass = map[string]float64{
 	"fifo": 1, "fair": 1, "drf": 1, "sp": 1, "edf": 1, "srpt": 1,
-	"bpf": 1.3, "nbpf": 1.3,
+	"bpf": 1.1, "nbpf": 1.1,
 	"cora": 40, "jvsched": 40, "tetrisched": 40,
 }
 
-// estimateCost is the plan's cost estimate of a cell: its workload's tasks × its policy's class.
-func estimateCost(cfg experiments.Config, tasks int64) float64 {
+// estimateCost is the plan's cost estimate of a cell.
+func estimateCost(cfg experiments.Config, lw *loadedWorkload) float64 {
 	class, ok := PolicyCostClass[cfg.Policy.Name]
 	if !ok {
 		class = 1
 	}
-	return float64(max(tasks, 1)) * class
+	entities := lw.jobs
+	if cfg.Policy.Level == "queue" {
+		entities = lw.queues
+	}
+	return float64(max(lw.tasks, 1)) * class * (1 + math.Log2(float64(max(entities, 1)))/5)
+}
+
+// CostFile is a cell's measured cost, written beside its outputs in the cache: the replay's
+// CPU time (of the thread that ran it, where the system says; else its wall time), its wall
+// time and the plan's estimate, so that later sweeps can balance their shards by it (LoadCosts,
+// Balance). It is not part of the results and not deterministic.
+const CostFile = "cost.json"
+
+// cellCost is the content of cost.json.
+type cellCost struct {
+	CPUSeconds  float64 `json:"replay_cpu_s"`
+	WallSeconds float64 `json:"replay_wall_s"`
+	Estimate    float64 `json:"estimate"`
+	Policy      string  `json:"policy"`
+}
+
+// readCost returns a finished cell's measured cost: cost.json's CPU time, or for a cell of an
+// older version the replay's wall time from summary.json (estimate 0: unknown).
+func readCost(dir string) (cellCost, bool) {
+	var c cellCost
+	if b, err := os.ReadFile(filepath.Join(dir, CostFile)); err == nil && json.Unmarshal(b, &c) == nil && c.CPUSeconds > 0 {
+		return c, true
+	}
+	doc, err := readSummary(dir)
+	if err != nil || doc.Engine.WallSeconds <= 0 {
+		return cellCost{}, false
+	}
+	return cellCost{CPUSeconds: doc.Engine.WallSeconds, WallSeconds: doc.Engine.WallSeconds}, true
 }
 
 // Cost returns a cell's cost: its measured time in seconds when LoadCosts found one, else the
@@ -143,39 +182,44 @@ func configDigest(m map[string]any) (string, error) {
 	return hex.EncodeToString(sum[:]), nil
 }
 
-// LoadCosts replaces the plan's cost estimates with the cells' measured replay times from a
-// previous sweep's output directory dir (its sweep.json and cache; another label, version or
-// shard count of the sweep will do: cells are matched by their resolved configuration). A cell
-// without a measurement keeps its estimate, scaled to seconds by the median ratio of measured
-// time to estimate over the measured cells of its policy (or of all policies). It returns how
-// many cells were measured; none is an error.
+// LoadCosts replaces the plan's cost estimates with measured replay times from a previous
+// sweep's output directory dir (its sweep.json and cache). A cell whose configuration was run
+// there (another version or shard count of the sweep will do: cells are matched by their
+// resolved configuration) costs its measured time; any other cell costs its estimate times the
+// median ratio of measured time to estimate over the previous run's cells of its policy (of all
+// policies if none), so a quick-label run calibrates the paper label. It returns how many cells
+// were matched; a run with nothing to learn from is an error.
 //
 // Every shard of a sweep must load the same costs: point dir at a finished run, not at one
 // being written.
 func (p *Plan) LoadCosts(dir string) (int, error) {
 	m, err := ReadManifest(dir)
 	if err != nil {
-		return 0, fmt.Errorf("--costs: %w", err)
+		return 0, fmt.Errorf("%w: --costs: %w", experiments.ErrConfig, err)
 	}
 	times := map[string]float64{}
+	ratios := map[string][]float64{} // policy ("" for all) → measured / estimate
 	for _, mc := range m.Cells {
 		cdir := findCell(mc.Key, m.caches(dir))
 		if cdir == "" {
 			continue
 		}
-		doc, err := readSummary(cdir)
-		if err != nil || doc.Engine.WallSeconds <= 0 {
+		cost, ok := readCost(cdir)
+		if !ok {
 			continue
 		}
-		d, err := configDigest(doc.Provenance.Config)
-		if err != nil {
-			continue
+		if cost.Estimate > 0 {
+			r := cost.CPUSeconds / cost.Estimate
+			ratios[cost.Policy] = append(ratios[cost.Policy], r)
+			ratios[""] = append(ratios[""], r)
 		}
-		times[d] = doc.Engine.WallSeconds
+		if doc, err := readSummary(cdir); err == nil {
+			if d, err := configDigest(doc.Provenance.Config); err == nil {
+				times[d] = cost.CPUSeconds
+			}
+		}
 	}
-	measured := make([]bool, len(p.Cells))
 	costs := slices.Clone(p.costs)
-	ratios := map[string][]float64{} // policy → measured / estimate
 	n := 0
 	for i := range p.Cells {
 		c := &p.Cells[i]
@@ -184,28 +228,32 @@ func (p *Plan) LoadCosts(dir string) (int, error) {
 			return 0, err
 		}
 		if t, ok := times[d]; ok {
-			ratios[c.Config.Policy.Name] = append(ratios[c.Config.Policy.Name], t/costs[i])
-			ratios[""] = append(ratios[""], t/costs[i])
-			costs[i], measured[i] = t, true
+			costs[i] = t
 			n++
-		}
-	}
-	if n == 0 {
-		return 0, fmt.Errorf("%w: --costs %s: none of the %d cells of %s (label %q) was measured there", experiments.ErrConfig, dir, len(p.Cells), p.Spec.ID, p.Label)
-	}
-	for i := range p.Cells {
-		if measured[i] {
 			continue
 		}
-		r, ok := ratios[p.Cells[i].Config.Policy.Name]
+		r, ok := ratios[c.Config.Policy.Name]
 		if !ok {
 			r = ratios[""]
 		}
+		if len(r) == 0 {
+			costs[i] = -1 // no calibration: see below
+			continue
+		}
 		costs[i] *= median(r)
+	}
+	if len(ratios[""]) == 0 {
+		if n == 0 {
+			return 0, fmt.Errorf("%w: --costs %s: no measured cell there matches or calibrates %s (label %q)", experiments.ErrConfig, dir, p.Spec.ID, p.Label)
+		}
+		if n < len(p.Cells) {
+			return 0, fmt.Errorf("%w: --costs %s: %d of the %d cells of %s (label %q) were run there, and its cells carry no %s to estimate the others by (a run of an older version)",
+				experiments.ErrConfig, dir, n, len(p.Cells), p.Spec.ID, p.Label, CostFile)
+		}
 	}
 	p.amu.Lock()
 	p.costs, p.assignments = costs, nil
-	p.costSource = fmt.Sprintf("%d of %d cells measured in %s", n, len(p.Cells), dir)
+	p.costSource = fmt.Sprintf("measured in %s (%d of %d cells run there, the others scaled from their estimates)", dir, n, len(p.Cells))
 	p.amu.Unlock()
 	return n, nil
 }
@@ -219,8 +267,8 @@ func median(x []float64) float64 {
 	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
 
-// ShardLoad is one shard's part of a sweep: its cells, their estimated cost and, for the cells
-// whose replay time a cache holds, the measured time.
+// ShardLoad is one shard's part of a sweep: its cells, their cost and, for the cells whose
+// measured cost a cache holds, the measured replay time (CPU seconds, see CostFile).
 type ShardLoad struct {
 	Shard    int
 	Cells    int
@@ -231,7 +279,7 @@ type ShardLoad struct {
 }
 
 // Balance describes how the cells are spread over n shards; caches, when given, are searched for
-// the cells' measured replay times (engine.wall_s of their summary.json).
+// the cells' measured replay times.
 func (p *Plan) Balance(n int, caches []string) []ShardLoad {
 	loads := make([]ShardLoad, max(n, 1))
 	for i := range loads {
@@ -243,8 +291,8 @@ func (p *Plan) Balance(n int, caches []string) []ShardLoad {
 		l.Cells++
 		l.Cost += p.costs[i]
 		if dir := findCell(p.Cells[i].Key, caches); dir != "" {
-			if doc, err := readSummary(dir); err == nil {
-				l.Measured += doc.Engine.WallSeconds
+			if cost, ok := readCost(dir); ok {
+				l.Measured += cost.CPUSeconds
 				l.MeasuredCells++
 			}
 		}

@@ -71,6 +71,7 @@ type Plan struct {
 	// costs holds every cell's cost, by index (see cost.go); assignments the cells' shards for
 	// each shard count asked for.
 	costs       []float64
+	estimates   []float64 // the plan's own estimates, recorded with measured costs
 	costSource  string
 	assignments map[int][]int
 	amu         sync.Mutex
@@ -92,11 +93,12 @@ type PlanOptions struct {
 var keepWorkloads = 8
 
 type loadedWorkload struct {
-	mu      sync.Mutex
-	w       *traces.Workload
-	hash    string
-	tasks   int64
-	pending int // cells of the current run that still need w
+	mu   sync.Mutex
+	w    *traces.Workload
+	hash string
+	// tasks, jobs and queues count the workload's, for cost estimates.
+	tasks, jobs, queues int
+	pending             int // cells of the current run that still need w
 }
 
 // NewPlan applies a label ("" for none) and --set overrides to a spec and enumerates its cells.
@@ -173,7 +175,7 @@ func NewPlanWith(spec *experiments.Spec, label string, sets []string, o PlanOpti
 			}
 			c.Key = CellKey(cfg, lw.hash)
 			p.Cells = append(p.Cells, c)
-			p.costs = append(p.costs, estimateCost(cfg, lw.tasks))
+			p.costs = append(p.costs, estimateCost(cfg, lw))
 		}
 		// Advance the odometer.
 		gi := len(steps) - 1
@@ -188,7 +190,8 @@ func NewPlanWith(spec *experiments.Spec, label string, sets []string, o PlanOpti
 			break
 		}
 	}
-	p.costSource = "estimated: tasks × policy cost class"
+	p.estimates = slices.Clone(p.costs)
+	p.costSource = "estimated: tasks × policy cost class × entity factor"
 	return p, nil
 }
 
@@ -259,7 +262,12 @@ func (p *Plan) workload(c experiments.WorkloadConfig) (*loadedWorkload, error) {
 	if err != nil {
 		return nil, err
 	}
-	lw := &loadedWorkload{hash: w.Hash(), tasks: w.Tasks()}
+	lw := &loadedWorkload{hash: w.Hash(), tasks: int(w.Tasks()), jobs: len(w.Jobs)}
+	queues := map[string]bool{}
+	for i := range w.Jobs {
+		queues[w.Jobs[i].Queue] = true
+	}
+	lw.queues = len(queues)
 	if len(p.workloads) < keepWorkloads {
 		lw.w = w
 	}

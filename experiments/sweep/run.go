@@ -3,6 +3,7 @@ package sweep
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -265,24 +266,41 @@ func cleanOutTemps(out string) {
 	}
 }
 
-// runCell replays one cell and moves its outputs into the cache atomically. The caller holds the
-// cell's lock. A panic in the replay or in a writer (an encoder's on a full disk, say) becomes
-// the cell's error.
+// runCell replays one cell and moves its outputs, with its measured cost (CostFile), into the
+// cache atomically. The caller holds the cell's lock. A panic in the replay or in a writer (an
+// encoder's on a full disk, say) becomes the cell's error.
 func runCell(p *Plan, c *Cell, cache string) error {
 	w, hash, err := p.acquire(c.Config.Workload)
 	if err != nil {
 		return err
 	}
 	var o *experiments.Outcome
+	cost := cellCost{Estimate: p.estimates[c.Index], Policy: c.Config.Policy.Name}
 	err = safely(func() (err error) {
+		// The replay runs on this goroutine: its thread's CPU time is the cell's cost, which,
+		// unlike its wall time, other load on the machine hardly changes.
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		cpu0, cpuOK := threadCPU()
+		begin := time.Now()
 		o, err = experiments.RunHashed(c.Config, w, hash)
+		cost.WallSeconds = time.Since(begin).Seconds()
+		cost.CPUSeconds = cost.WallSeconds
+		if cpu1, ok := threadCPU(); ok && cpuOK {
+			cost.CPUSeconds = (cpu1 - cpu0).Seconds()
+		}
 		return err
 	})
 	p.release(c.Config.Workload)
 	if err != nil {
 		return err
 	}
-	return publishCell(cache, c.Key, o.WriteOutputs)
+	return publishCell(cache, c.Key, func(dir string) error {
+		if err := o.WriteOutputs(dir); err != nil {
+			return err
+		}
+		return WriteFileAtomic(filepath.Join(dir, CostFile), func(w io.Writer) error { return json.NewEncoder(w).Encode(cost) })
+	})
 }
 
 // publishCell fills a temporary directory in the cache and renames it to the cell's key, so a
