@@ -1,6 +1,6 @@
 # schedlab — everything a fresh machine needs is installed by `make setup`, which demo and test
-# depend on: Go modules, the HiGHS WebAssembly build (npm package highs@1.15.3, sha256-checked)
-# and Debian's Chromium for the HTML-report test.
+# depend on: Go modules, the HiGHS WebAssembly build (npm package highs@1.15.3, sha256-checked),
+# Debian's Chromium for the HTML-report test and Debian's Slurm and munge for the Slurm test.
 
 GO        ?= go
 BIN       := bin/schedlab
@@ -8,11 +8,11 @@ PKGS      := ./...
 FUZZTIME  ?= 10s
 SUDO      := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all setup deps highs chromium build demo test test-short fuzz bench bench-traces verify clean
+.PHONY: all setup deps highs chromium slurm build demo test test-short fuzz bench bench-traces verify clean image
 
 all: build
 
-setup: deps highs chromium
+setup: deps highs chromium slurm
 
 deps:
 	$(GO) mod download
@@ -25,6 +25,13 @@ chromium:
 	@command -v chromium >/dev/null 2>&1 || { \
 	  echo "installing Debian chromium for the report test"; \
 	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq chromium >/dev/null; }
+
+# Slurm (slurmctld, slurmd, sbatch) and munge for the Slurm test, which starts its own one-node
+# cluster (cmd/schedlab/slurm_test.go). Debian's packages; nothing is done when they are installed.
+slurm:
+	@dpkg -s slurm-wlm munge >/dev/null 2>&1 || { \
+	  echo "installing Debian slurm-wlm and munge for the Slurm test"; \
+	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq slurm-wlm munge >/dev/null; }
 
 build: deps
 	$(GO) build -o $(BIN) ./cmd/schedlab
@@ -64,6 +71,12 @@ verify: deps
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt needed"; exit 1; }
 	$(GO) vet $(PKGS)
 	$(GO) mod tidy -diff
+
+# The container image of the Kubernetes sweep jobs (Dockerfile; needs Docker with BuildKit):
+# schedlab:<version>, or IMAGE=registry/name:tag.
+IMAGE ?= schedlab:$(shell sed -n 's/^const Version = "\(.*\)"/\1/p' experiments/run.go)
+image:
+	docker build -t $(IMAGE) .
 
 clean:
 	rm -rf bin
