@@ -78,17 +78,10 @@ func TestConcurrentSweepsIntoOneOut(t *testing.T) {
 		dir := t.TempDir()
 		start := filepath.Join(t.TempDir(), "start")
 		var cmds []*exec.Cmd
-		var outs []*bytes.Buffer
 		for _, label := range []string{"quick", "paper"} {
-			cmd := childCmd(t, dir, label, "SWEEP_START="+start)
-			var b bytes.Buffer
-			cmd.Stdout, cmd.Stderr = &b, &b
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			cmds, outs = append(cmds, cmd), append(outs, &b)
+			cmds = append(cmds, childCmd(t, dir, label, "SWEEP_START="+start))
 		}
-		os.WriteFile(start, nil, 0o644)
+		outs := startTogether(t, start, cmds)
 		ok := 0
 		for i, cmd := range cmds {
 			if err := cmd.Wait(); err == nil {
@@ -115,6 +108,25 @@ func TestConcurrentSweepsIntoOneOut(t *testing.T) {
 	}
 }
 
+// startTogether starts child sweeps that wait for the file start (SWEEP_START), then creates
+// it, so that they begin at once; it returns their combined outputs.
+func startTogether(t *testing.T, start string, cmds []*exec.Cmd) []*bytes.Buffer {
+	t.Helper()
+	var outs []*bytes.Buffer
+	for _, cmd := range cmds {
+		var b bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &b, &b
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		outs = append(outs, &b)
+	}
+	if err := os.WriteFile(start, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return outs
+}
+
 var ranRE = regexp.MustCompile(`ran=(\d+) cached=(\d+)`)
 
 // TestSharedCacheAcrossProcesses starts three sweep processes of one plan together, each into
@@ -135,17 +147,10 @@ func TestSharedCacheAcrossProcesses(t *testing.T) {
 	cache := filepath.Join(base, "cache")
 	start := filepath.Join(base, "start")
 	var cmds []*exec.Cmd
-	var outs []*bytes.Buffer
 	for i := range 3 {
-		cmd := childCmd(t, filepath.Join(base, fmt.Sprintf("out-%d", i)), label, "SWEEP_CACHE="+cache, "SWEEP_START="+start, "SWEEP_PARALLEL=1")
-		var b bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &b, &b
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		cmds, outs = append(cmds, cmd), append(outs, &b)
+		cmds = append(cmds, childCmd(t, filepath.Join(base, fmt.Sprintf("out-%d", i)), label, "SWEEP_CACHE="+cache, "SWEEP_START="+start, "SWEEP_PARALLEL=1"))
 	}
-	os.WriteFile(start, nil, 0o644)
+	outs := startTogether(t, start, cmds)
 	ran := 0
 	for i, cmd := range cmds {
 		if err := cmd.Wait(); err != nil {

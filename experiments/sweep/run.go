@@ -299,7 +299,12 @@ func runCell(p *Plan, c *Cell, cache string) error {
 		if err := o.WriteOutputs(dir); err != nil {
 			return err
 		}
-		return WriteFileAtomic(filepath.Join(dir, CostFile), func(w io.Writer) error { return json.NewEncoder(w).Encode(cost) })
+		b, err := json.Marshal(cost)
+		if err != nil {
+			return err
+		}
+		// Inside the cell's temporary directory, whose rename publishes it: no fsync needed.
+		return os.WriteFile(filepath.Join(dir, CostFile), append(b, '\n'), 0o644)
 	})
 }
 
