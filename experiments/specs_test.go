@@ -2,7 +2,6 @@ package experiments
 
 import (
 	"errors"
-	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -254,95 +253,6 @@ func TestMatchSpecs(t *testing.T) {
 	}
 	if _, err := MatchSpecs("no/such"); !errors.Is(err, ErrNoSpec) || !errors.Is(err, ErrConfig) {
 		t.Errorf("MatchSpecs(no/such) error = %v", err)
-	}
-}
-
-func TestParseCheck(t *testing.T) {
-	tests := []struct {
-		name, src, want, err string
-	}{
-		{"the issue's example parses", "policy=drf avg_jct_s > policy=fifo avg_jct_s", "policy=drf avg_jct_s > policy=fifo avg_jct_s", ""},
-		{"ratios against thresholds parse", "policy=srpt p95_jct_s / policy=fifo p95_jct_s <= 0.8", "(policy=srpt p95_jct_s / policy=fifo p95_jct_s) <= 0.8", ""},
-		{"percentages scale", "a_s < 80% * b_s", "a_s < (80% * b_s)", ""},
-		{"precedence is arithmetic", "a - b * c >= (a - b) * c", "(a - (b * c)) >= ((a - b) * c)", ""},
-		{"aggregates wrap operands", "median(machines=25 utilization.cpu) > max(machines=50 utilization.cpu)", "median(machines=25 utilization.cpu) > max(machines=50 utilization.cpu)", ""},
-		{"for each takes several keys", "for each policy, machines: x < y", "for each policy, machines: x < y", ""},
-		{"quoted and dashed selector values parse", `workload.name="my trace" policy=best-effort x_s < -1`, `workload.name="my trace" policy=best-effort x_s < -1`, ""},
-		{"class names with dashes stay one metric", "by_class.best-effort.avg_jct_s < 5", "by_class.best-effort.avg_jct_s < 5", ""},
-		{"a missing comparison is an error", "a < b < c", "", "unexpected"},
-		{"no comparison is an error", "a + b", "", "want a comparison"},
-		{"numbers alone are an error", "1 < 2", "", "name a metric"},
-		{"a selector without a metric is an error", "policy=drf < x", "", "want a metric name"},
-		{"an unclosed paren is an error", "(a < b", "", "want \")\""},
-		{"a stray character is an error", "a ! b", "", "unexpected '!'"},
-		{"an empty selector value is an error", "policy= x < y", "", "has no value"},
-		{"for without each is an error", "for policy: a < b", "", "for each"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			c, err := ParseCheck(tt.src)
-			if tt.err != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.err) {
-					t.Fatalf("ParseCheck(%q) error = %v, want %q", tt.src, err, tt.err)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatalf("ParseCheck(%q): %v", tt.src, err)
-			}
-			if got := c.String(); got != tt.want {
-				t.Errorf("String() = %q, want %q", got, tt.want)
-			}
-			// Canonical form round-trips.
-			c2, err := ParseCheck(c.String())
-			if err != nil || c2.String() != c.String() {
-				t.Errorf("round trip of %q: %v, %v", c.String(), c2, err)
-			}
-		})
-	}
-}
-
-func TestCheckEval(t *testing.T) {
-	vals := map[string]float64{"policy=drf avg_jct_s": 80, "policy=fifo avg_jct_s": 100}
-	env := func(o *Operand) (float64, error) {
-		key := o.Metric
-		if len(o.Where) > 0 {
-			key = o.Where[0].Key + "=" + o.Where[0].Value + " " + o.Metric
-		}
-		v, ok := vals[key]
-		if !ok {
-			return 0, errors.New("no " + key)
-		}
-		return v, nil
-	}
-	tests := []struct {
-		src  string
-		held bool
-		lhs  float64
-	}{
-		{"policy=drf avg_jct_s < policy=fifo avg_jct_s", true, 80},
-		{"policy=drf avg_jct_s < 80% * policy=fifo avg_jct_s", false, 80},
-		{"policy=drf avg_jct_s <= 80% * policy=fifo avg_jct_s", true, 80},
-		{"policy=drf avg_jct_s / policy=fifo avg_jct_s >= 0.8", true, 0.8},
-		{"-policy=drf avg_jct_s + 100 > 19", true, 20},
-		{"policy=drf avg_jct_s / (policy=fifo avg_jct_s - 100) > 0", false, math.NaN()},
-	}
-	for _, tt := range tests {
-		c, err := ParseCheck(tt.src)
-		if err != nil {
-			t.Fatal(err)
-		}
-		lhs, _, held, err := c.Eval(env)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if held != tt.held || !(lhs == tt.lhs || math.IsNaN(lhs) && math.IsNaN(tt.lhs)) {
-			t.Errorf("%s: lhs %v held %v, want %v %v", tt.src, lhs, held, tt.lhs, tt.held)
-		}
-	}
-	c, _ := ParseCheck("policy=sp avg_jct_s < 1")
-	if _, _, _, err := c.Eval(env); err == nil {
-		t.Errorf("missing operand: no error")
 	}
 }
 

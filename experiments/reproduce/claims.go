@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/schedlab/schedlab/experiments"
+	"github.com/schedlab/schedlab/experiments/claim"
 	"github.com/schedlab/schedlab/experiments/sweep"
 	"github.com/schedlab/schedlab/report"
 	"github.com/schedlab/schedlab/report/stats"
@@ -53,8 +54,8 @@ type NumberResult struct {
 }
 
 // env returns the operand resolver for rows (already filtered by the figure and the group).
-func (d *data) env(fig *experiments.Figure, rows []sweep.Row, record *[]OperandValue) experiments.Env {
-	return func(o *experiments.Operand) (float64, error) {
+func (d *data) env(fig *experiments.Figure, rows []sweep.Row, record *[]OperandValue) claim.Env {
+	return func(o *claim.Operand) (float64, error) {
 		sel := rows
 		for _, s := range o.Where {
 			sel = d.rowsWhere(sel, s.Key, s.Value)

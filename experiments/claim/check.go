@@ -1,0 +1,207 @@
+// Package claim is the claim language of experiment specs: a check compares two arithmetic
+// expressions over a sweep's cell metrics, and ParseCheck and ParseExpr read it.
+//
+//	check    = [ "for each" key { "," key } ":" ] expr cmp expr
+//	cmp      = "<" | "<=" | ">" | ">="
+//	expr     = term { ("+" | "-") term }
+//	term     = unary { ("*" | "/") unary }
+//	unary    = [ "-" ] primary
+//	primary  = number [ "%" ] | "(" expr ")" | agg "(" operand ")" | operand
+//	agg      = "mean" | "median" | "min" | "max"
+//	operand  = { selector } metric
+//	selector = key "=" value        (value: up to the next space, or "double quoted")
+//
+// An operand is the aggregate (mean by default) of a metric over the cells — every seed — whose
+// axis values match its selectors, within the figure's where filter and the current for-each
+// group. Keys may be short (policy = policy.name, machines = workload.machines). Examples:
+//
+//	policy=srpt avg_jct_s < policy=fifo avg_jct_s
+//	for each machines: policy=srpt avg_jct_s <= 80% * policy=fifo avg_jct_s
+//	policy=drf p95_jct_s / policy=fifo p95_jct_s > 1.1
+//	machines=50 utilization.cpu < machines=25 utilization.cpu
+//
+// With "for each", the check must hold in every group of the listed keys' values.
+package claim
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// Check is a parsed claim check.
+type Check struct {
+	ForEach  []string
+	LHS, RHS Expr
+	Op       string
+	Src      string
+}
+
+// Expr is a parsed arithmetic expression of the claim language.
+type Expr interface {
+	// Eval computes the expression, resolving operands with env.
+	Eval(env Env) (float64, error)
+	// Operands calls f for every operand of the expression, in order.
+	Operands(f func(*Operand))
+	// String renders the expression canonically.
+	String() string
+}
+
+// Env resolves an operand to a number (the aggregate of its metric over its matching cells).
+type Env func(o *Operand) (float64, error)
+
+// Selector restricts an operand to cells whose Key has the formatted Value.
+type Selector struct {
+	Key, Value string
+}
+
+// Operand is an aggregate of a metric over the cells its selectors match.
+type Operand struct {
+	Where  []Selector
+	Metric string
+	// Agg is mean, median, min or max.
+	Agg string
+}
+
+// Eval resolves the operand with env.
+func (o *Operand) Eval(env Env) (float64, error) { return env(o) }
+
+// Operands calls f with o.
+func (o *Operand) Operands(f func(*Operand)) { f(o) }
+
+// String renders the operand, e.g. "median(policy.name=drf avg_jct_s)".
+func (o *Operand) String() string {
+	var b strings.Builder
+	for _, s := range o.Where {
+		v := s.Value
+		if strings.ContainsAny(v, " \t()\",") || v == "" {
+			v = strconv.Quote(v)
+		}
+		fmt.Fprintf(&b, "%s=%s ", s.Key, v)
+	}
+	b.WriteString(o.Metric)
+	if o.Agg != "mean" {
+		return o.Agg + "(" + b.String() + ")"
+	}
+	return b.String()
+}
+
+type numExpr struct {
+	v   float64
+	src string
+}
+
+func (n numExpr) Eval(Env) (float64, error) { return n.v, nil }
+func (n numExpr) Operands(func(*Operand))   {}
+func (n numExpr) String() string            { return n.src }
+
+type binExpr struct {
+	op   byte
+	l, r Expr
+}
+
+func (b binExpr) Eval(env Env) (float64, error) {
+	l, err := b.l.Eval(env)
+	if err != nil {
+		return 0, err
+	}
+	r, err := b.r.Eval(env)
+	if err != nil {
+		return 0, err
+	}
+	switch b.op {
+	case '+':
+		return l + r, nil
+	case '-':
+		return l - r, nil
+	case '*':
+		return l * r, nil
+	}
+	if r == 0 {
+		return math.NaN(), nil
+	}
+	return l / r, nil
+}
+
+func (b binExpr) Operands(f func(*Operand)) { b.l.Operands(f); b.r.Operands(f) }
+func (b binExpr) String() string {
+	return "(" + b.l.String() + " " + string(b.op) + " " + b.r.String() + ")"
+}
+
+type negExpr struct{ e Expr }
+
+func (n negExpr) Eval(env Env) (float64, error) {
+	v, err := n.e.Eval(env)
+	return -v, err
+}
+func (n negExpr) Operands(f func(*Operand)) { n.e.Operands(f) }
+func (n negExpr) String() string            { return "-" + n.e.String() }
+
+// Eval evaluates both sides and the comparison.
+func (c *Check) Eval(env Env) (lhs, rhs float64, held bool, err error) {
+	if lhs, err = c.LHS.Eval(env); err != nil {
+		return
+	}
+	if rhs, err = c.RHS.Eval(env); err != nil {
+		return
+	}
+	switch c.Op {
+	case "<":
+		held = lhs < rhs
+	case "<=":
+		held = lhs <= rhs
+	case ">":
+		held = lhs > rhs
+	case ">=":
+		held = lhs >= rhs
+	}
+	return
+}
+
+// Operands calls f for every operand of both sides.
+func (c *Check) Operands(f func(*Operand)) { c.LHS.Operands(f); c.RHS.Operands(f) }
+
+// String renders the check canonically.
+func (c *Check) String() string {
+	s := c.LHS.String() + " " + c.Op + " " + c.RHS.String()
+	if len(c.ForEach) > 0 {
+		s = "for each " + strings.Join(c.ForEach, ", ") + ": " + s
+	}
+	return s
+}
+
+// Normalize rewrites the check's for-each keys and its operands' selector keys with norm (a
+// spec's short axis names: policy → policy.name). A for-each over seeds is an error: claims
+// aggregate over seeds.
+func (c *Check) Normalize(norm func(key string) (string, error)) error {
+	for i, k := range c.ForEach {
+		nk, err := norm(k)
+		if err != nil {
+			return err
+		}
+		if nk == "seed" {
+			return fmt.Errorf("for each seed: claims aggregate over seeds")
+		}
+		c.ForEach[i] = nk
+	}
+	if err := NormalizeExpr(c.LHS, norm); err != nil {
+		return err
+	}
+	return NormalizeExpr(c.RHS, norm)
+}
+
+// NormalizeExpr rewrites the selector keys of e's operands with norm.
+func NormalizeExpr(e Expr, norm func(key string) (string, error)) error {
+	var err error
+	e.Operands(func(o *Operand) {
+		for i := range o.Where {
+			k, e := norm(o.Where[i].Key)
+			if e != nil && err == nil {
+				err = e
+			}
+			o.Where[i].Key = k
+		}
+	})
+	return err
+}
