@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -80,15 +81,24 @@ type Reference struct {
 type RefNumber struct {
 	Name  string
 	Paper string
-	Ours  claim.Expr
-	Pos   Pos
+	// Simulator is the number the paper's authors' own simulator gives (e.g. the BPF
+	// authors' IRFsim), "" when not known.
+	Simulator string
+	Ours      claim.Expr
+	Pos       Pos
 }
 
-// Claim is a qualitative claim of the paper with a machine check (see claim.ParseCheck).
+// Claim is a claim of the paper with a machine check (see package claim): judged with
+// statistics over seeds against its threshold and margin or tolerance.
 type Claim struct {
 	Text  string
 	Check *claim.Check
-	Pos   Pos
+	// Margin is the practical margin (a fraction) given by the spec's margin key; nil applies
+	// the default rule (claim.Options.Margin).
+	Margin *float64
+	// Note says, for the report, why ours may differ from the paper (a modelling difference).
+	Note string
+	Pos  Pos
 }
 
 var metricRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.\-]*$`)
@@ -316,16 +326,17 @@ func (p *specParser) reference(s *Spec, n *yaml.Node, what string) *Reference {
 	r := &Reference{Paper: p.str(f["paper"], what+".paper"), Figure: p.str(f["figure"], what+".figure"), Caption: p.str(f["caption"], what+".caption")}
 	if nn := f["numbers"]; nn != nil {
 		if nn.Kind != yaml.SequenceNode {
-			p.errf(nn, "%s.numbers: want a list of {name, paper, ours}", what)
+			p.errf(nn, "%s.numbers: want a list of {name, paper, simulator, ours}", what)
 			return r
 		}
 		for j, c := range nn.Content {
 			nw := fmt.Sprintf("%s.numbers[%d]", what, j)
-			nf, _, ok := p.fields(c, nw, []string{"name", "paper", "ours"}, "name", "paper")
+			nf, _, ok := p.fields(c, nw, []string{"name", "paper", "simulator", "ours"}, "name", "paper")
 			if !ok {
 				continue
 			}
-			rn := RefNumber{Name: p.str(nf["name"], nw+".name"), Paper: p.str(nf["paper"], nw+".paper"), Pos: p.pos(deref(c))}
+			rn := RefNumber{Name: p.str(nf["name"], nw+".name"), Paper: p.str(nf["paper"], nw+".paper"),
+				Simulator: p.str(nf["simulator"], nw+".simulator"), Pos: p.pos(deref(c))}
 			if o := nf["ours"]; o != nil {
 				e, err := claim.ParseExpr(p.str(o, nw+".ours"))
 				if err == nil {
@@ -343,7 +354,7 @@ func (p *specParser) reference(s *Spec, n *yaml.Node, what string) *Reference {
 	return r
 }
 
-// claims parses a figure's claims: a list of {text, check}.
+// claims parses a figure's claims: a list of {text, check, margin, note}.
 func (p *specParser) claims(s *Spec, cl *yaml.Node, what string) []Claim {
 	if cl.Kind != yaml.SequenceNode {
 		p.errf(cl, "%s.claims: want a list of {text, check}", what)
@@ -352,11 +363,14 @@ func (p *specParser) claims(s *Spec, cl *yaml.Node, what string) []Claim {
 	var out []Claim
 	for j, cc := range cl.Content {
 		cw := fmt.Sprintf("%s.claims[%d]", what, j)
-		cf, _, ok := p.fields(cc, cw, []string{"text", "check"}, "text", "check")
+		cf, _, ok := p.fields(cc, cw, []string{"text", "check", "margin", "note"}, "text", "check")
 		if !ok {
 			continue
 		}
-		cm := Claim{Text: p.str(cf["text"], cw+".text"), Pos: p.pos(cf["check"])}
+		cm := Claim{Text: p.str(cf["text"], cw+".text"), Note: p.str(cf["note"], cw+".note"), Pos: p.pos(cf["check"])}
+		if m := cf["margin"]; m != nil {
+			cm.Margin = p.margin(m, cw+".margin")
+		}
 		chk, err := claim.ParseCheck(p.str(cf["check"], cw+".check"))
 		if err == nil {
 			err = chk.Normalize(s.NormalizeKey)
@@ -369,4 +383,30 @@ func (p *specParser) claims(s *Spec, cl *yaml.Node, what string) []Claim {
 		out = append(out, cm)
 	}
 	return out
+}
+
+// margin parses a claim's practical margin: a percentage ("10%") or a fraction (0.1), at least
+// 0 and below 1.
+func (p *specParser) margin(n *yaml.Node, what string) *float64 {
+	bad := func() *float64 {
+		p.errf(n, "%s: want a percentage such as 10%% or a fraction in [0, 1), got %q", what, n.Value)
+		return nil
+	}
+	if n.Kind != yaml.ScalarNode || n.Tag == "!!null" {
+		return bad()
+	}
+	var m float64
+	if pct, ok := strings.CutSuffix(strings.TrimSpace(n.Value), "%"); ok && n.Tag == "!!str" {
+		v, err := strconv.ParseFloat(strings.TrimSpace(pct), 64)
+		if err != nil {
+			return bad()
+		}
+		m = v / 100
+	} else if n.Tag != "!!int" && n.Tag != "!!float" || n.Decode(&m) != nil {
+		return bad()
+	}
+	if !(m >= 0 && m < 1) {
+		return bad()
+	}
+	return &m
 }

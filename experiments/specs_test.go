@@ -397,3 +397,43 @@ func TestSpecAliases(t *testing.T) {
 		t.Errorf("MatchSpecs(bpf-nosuch) error = %v", err)
 	}
 }
+
+// TestClaimMarginNoteAndSimulator checks the keys of claims and reference numbers beyond the
+// check: a claim's margin (percentage or fraction) and note, a number's simulator value.
+func TestClaimMarginNoteAndSimulator(t *testing.T) {
+	head := "axes:\n  - {key: policy.name, values: [fifo, drf]}\nseeds: {count: 2}\nlabels: {quick: {}, paper: {}}\nfigures:\n  - id: f\n    kind: bars\n    x: policy\n    y: avg_jct_s\n"
+	s, err := parse(t, map[string]string{"spec.yaml": head + `    reference:
+      paper: P
+      figure: Fig. 7
+      numbers: [{name: r, paper: "3.05", simulator: "2.9", ours: "policy=drf avg_jct_s / policy=fifo avg_jct_s"}]
+    claims:
+      - {text: a, check: "policy=drf avg_jct_s < policy=fifo avg_jct_s", margin: 10%, note: the paper's cluster is larger}
+      - {text: b, check: "policy=drf avg_jct_s / policy=fifo avg_jct_s = 3.05 ± 25%", margin: 0}
+      - {text: c, check: "policy=drf avg_jct_s < policy=fifo avg_jct_s"}
+`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := s.Figures[0]
+	if n := f.Reference.Numbers[0]; n.Simulator != "2.9" || n.Paper != "3.05" {
+		t.Errorf("number = %+v", n)
+	}
+	c := f.Claims
+	if len(c) != 3 || c[0].Margin == nil || *c[0].Margin != 0.1 || c[0].Note != "the paper's cluster is larger" || c[1].Margin == nil || *c[1].Margin != 0 || c[2].Margin != nil {
+		t.Fatalf("claims = %+v", c)
+	}
+	if c[1].Check.Tol == nil || c[1].Check.Tol.Value != 0.25 || !c[1].Check.Tol.Relative || c[1].Check.Op != "=" {
+		t.Errorf("tolerance = %+v", c[1].Check)
+	}
+	for _, tt := range []struct{ margin, want string }{
+		{"5", "want a percentage such as 10% or a fraction in [0, 1)"},
+		{"-1%", "got \"-1%\""},
+		{"fast", "got \"fast\""},
+		{"[1]", "want a percentage"},
+	} {
+		_, err := parse(t, map[string]string{"spec.yaml": head + "    claims:\n      - {text: a, check: \"policy=drf avg_jct_s < 1\", margin: " + tt.margin + "}\n"})
+		if err == nil || !strings.Contains(err.Error(), "spec.yaml:11: figure f.claims[0].margin: ") || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("margin %s: error %v, want %q", tt.margin, err, tt.want)
+		}
+	}
+}

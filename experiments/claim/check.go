@@ -34,8 +34,32 @@ import (
 type Check struct {
 	ForEach  []string
 	LHS, RHS Expr
-	Op       string
-	Src      string
+	// Op is <, <=, >, >= or = (= only with a tolerance).
+	Op string
+	// Tol, when set, loosens the comparison by "± tolerance" (see Tolerance).
+	Tol *Tolerance
+	Src string
+}
+
+// Tolerance is the "± x" or "± x%" of a check: how far ours may be from the right-hand side
+// (typically a number the paper quotes) and still count. With "=" the check asks for the
+// left-hand side within RHS ± x; with "<" or "<=" for at most RHS + x; with ">" or ">=" for at
+// least RHS − x.
+type Tolerance struct {
+	// Value is the tolerance: a fraction of |RHS| when Relative ("± 25%" is 0.25), else an
+	// absolute amount in the left-hand side's unit.
+	Value    float64
+	Relative bool
+	// Src is the tolerance as written, without "±" ("25%").
+	Src string
+}
+
+// Abs returns the tolerance as an absolute amount around ref (the right-hand side's value).
+func (t *Tolerance) Abs(ref float64) float64 {
+	if t.Relative {
+		return t.Value * math.Abs(ref)
+	}
+	return t.Value
 }
 
 // Expr is a parsed arithmetic expression of the claim language.
@@ -138,7 +162,8 @@ func (n negExpr) Eval(env Env) (float64, error) {
 func (n negExpr) Operands(f func(*Operand)) { n.e.Operands(f) }
 func (n negExpr) String() string            { return "-" + n.e.String() }
 
-// Eval evaluates both sides and the comparison.
+// Eval evaluates both sides and the comparison on the values env gives, without statistics
+// (see Evaluate for the verdict over seeds).
 func (c *Check) Eval(env Env) (lhs, rhs float64, held bool, err error) {
 	if lhs, err = c.LHS.Eval(env); err != nil {
 		return
@@ -146,15 +171,21 @@ func (c *Check) Eval(env Env) (lhs, rhs float64, held bool, err error) {
 	if rhs, err = c.RHS.Eval(env); err != nil {
 		return
 	}
+	tol := 0.0
+	if c.Tol != nil {
+		tol = c.Tol.Abs(rhs)
+	}
 	switch c.Op {
 	case "<":
-		held = lhs < rhs
+		held = lhs < rhs+tol
 	case "<=":
-		held = lhs <= rhs
+		held = lhs <= rhs+tol
 	case ">":
-		held = lhs > rhs
+		held = lhs > rhs-tol
 	case ">=":
-		held = lhs >= rhs
+		held = lhs >= rhs-tol
+	case "=":
+		held = math.Abs(lhs-rhs) <= tol
 	}
 	return
 }
@@ -165,6 +196,9 @@ func (c *Check) Operands(f func(*Operand)) { c.LHS.Operands(f); c.RHS.Operands(f
 // String renders the check canonically.
 func (c *Check) String() string {
 	s := c.LHS.String() + " " + c.Op + " " + c.RHS.String()
+	if c.Tol != nil {
+		s += " ± " + c.Tol.Src
+	}
 	if len(c.ForEach) > 0 {
 		s = "for each " + strings.Join(c.ForEach, ", ") + ": " + s
 	}

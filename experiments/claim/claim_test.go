@@ -27,6 +27,11 @@ func TestParseCheck(t *testing.T) {
 		{"a stray character is an error", "a ! b", "", "unexpected '!'"},
 		{"an empty selector value is an error", "policy= x < y", "", "has no value"},
 		{"for without each is an error", "for policy: a < b", "", "for each"},
+		{"a quoted number with a relative tolerance parses", "a_s / b_s = 3.05 ± 25%", "(a_s / b_s) = 3.05 ± 25%", ""},
+		{"+/- is ± and an absolute tolerance parses", "a_s >= b_s +/- 0.5", "a_s >= b_s ± 0.5", ""},
+		{"an equality needs a tolerance", "a_s = 3", "", "needs a tolerance"},
+		{"a tolerance needs a number", "a_s = 3 ± x", "", "want a tolerance"},
+		{"a selector is not an equality", "a_s=3", "", "want a metric name"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -76,6 +81,10 @@ func TestCheckEval(t *testing.T) {
 		{"policy=drf avg_jct_s / policy=fifo avg_jct_s >= 0.8", true, 0.8},
 		{"-policy=drf avg_jct_s + 100 > 19", true, 20},
 		{"policy=drf avg_jct_s / (policy=fifo avg_jct_s - 100) > 0", false, math.NaN()},
+		{"policy=drf avg_jct_s = 85 ± 5", true, 80},
+		{"policy=drf avg_jct_s = 85 ± 5%", false, 80},
+		{"policy=drf avg_jct_s > policy=fifo avg_jct_s ± 20%", false, 80},
+		{"policy=drf avg_jct_s >= policy=fifo avg_jct_s ± 20%", true, 80},
 	}
 	for _, tt := range tests {
 		c, err := ParseCheck(tt.src)

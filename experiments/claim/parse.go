@@ -2,6 +2,7 @@ package claim
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -68,9 +69,13 @@ func lex(src string) ([]token, error) {
 			toks = append(toks, token{kind: 'w', text: word, pos: i})
 			i = j
 		default:
-			for _, op := range []string{"<=", ">=", "<", ">", "+", "-", "*", "/", "(", ")", ",", ":", "%"} {
+			for _, op := range []string{"±", "+/-", "<=", ">=", "<", ">", "=", "+", "-", "*", "/", "(", ")", ",", ":", "%"} {
 				if strings.HasPrefix(src[i:], op) {
-					toks = append(toks, token{kind: 'o', text: op, pos: i})
+					text := op
+					if op == "+/-" {
+						text = "±"
+					}
+					toks = append(toks, token{kind: 'o', text: text, pos: i})
 					i += len(op)
 					goto next
 				}
@@ -141,12 +146,20 @@ func ParseCheck(src string) (*Check, error) {
 		return nil, err
 	}
 	t := p.peek()
-	if t.kind != 'o' || !slices.Contains([]string{"<", "<=", ">", ">="}, t.text) {
-		return nil, p.errf("want a comparison (<, <=, >, >=)")
+	if t.kind != 'o' || !slices.Contains([]string{"<", "<=", ">", ">=", "="}, t.text) {
+		return nil, p.errf("want a comparison (<, <=, >, >=, =)")
 	}
 	c.Op = p.next().text
 	if c.RHS, err = p.expr(); err != nil {
 		return nil, err
+	}
+	if p.isOp("±") {
+		p.next()
+		if c.Tol, err = p.tolerance(); err != nil {
+			return nil, err
+		}
+	} else if c.Op == "=" {
+		return nil, p.errf("\"=\" needs a tolerance (A = B ± 10%%, or ± 0 for an exact match)")
 	}
 	if p.peek().kind != 0 {
 		return nil, p.errf("unexpected")
@@ -157,6 +170,25 @@ func ParseCheck(src string) (*Check, error) {
 		return nil, fmt.Errorf("compares only numbers; name a metric")
 	}
 	return c, nil
+}
+
+// tolerance parses the number after "±": "25%" (relative) or "0.5" (absolute).
+func (p *parser) tolerance() (*Tolerance, error) {
+	t := p.peek()
+	if t.kind != 'n' {
+		return nil, p.errf("want a tolerance after \"±\" (a number, or a percentage such as 25%%)")
+	}
+	p.next()
+	v, err := strconv.ParseFloat(t.text, 64)
+	if err != nil || v < 0 || math.IsInf(v, 0) {
+		return nil, fmt.Errorf("bad tolerance %q at column %d: want a number ≥ 0", t.text, t.pos+1)
+	}
+	tol := &Tolerance{Value: v, Src: t.text}
+	if p.isOp("%") {
+		p.next()
+		tol.Value, tol.Relative, tol.Src = v/100, true, t.text+"%"
+	}
+	return tol, nil
 }
 
 // ParseExpr parses an expression of the claim language without a comparison (a reference
