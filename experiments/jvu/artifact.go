@@ -3,6 +3,8 @@ package jvu
 import (
 	"fmt"
 	"strings"
+
+	"github.com/schedlab/schedlab/experiments/claim"
 )
 
 // Artifact is one reproduced table or figure of the JamaisVu paper, with the claims it checks.
@@ -23,6 +25,9 @@ type Artifact struct {
 	Tables []Table
 	// Claims are the paper's statements checked against ours.
 	Claims []Claim
+	// Informational, when set, says why the claims' verdicts are shown for information only
+	// and not counted (the quick fixture is too small for the paper's claims).
+	Informational string
 	// Notes define the population and runtime and list departures from the paper.
 	Notes string
 }
@@ -36,17 +41,25 @@ type Table struct {
 	Rows    [][]string
 }
 
-// Claim is one statement of the paper with its value there and ours. Held says whether ours
-// supports it, by the criterion stated in Text.
+// Claim is one statement of the paper with its value there and ours, judged against a stated
+// tolerance or margin (see claims.go).
 type Claim struct {
-	// Text states the claim and, where it is not the 20%-or-1-point rule, how it is judged.
+	// Text states the claim.
 	Text string
 	// Paper and Ours are the values, formatted.
 	Paper string
 	Ours  string
-	// Held says whether ours supports the claim.
-	Held bool
+	// Test says what ours must satisfy: the paper's value ± the tolerance, a comparison with
+	// its margin, or a condition.
+	Test string
+	// Verdict is held or not held (the reproductions are deterministic: never not
+	// significant), and Reason says why.
+	Verdict claim.Verdict
+	Reason  string
 }
+
+// Held reports whether the claim held.
+func (c Claim) Held() bool { return c.Verdict == claim.Held }
 
 // Markdown renders the artifact as a Markdown document.
 func (a *Artifact) Markdown() string {
@@ -63,16 +76,15 @@ func (a *Artifact) Markdown() string {
 		b.WriteByte('\n')
 	}
 	if len(a.Claims) > 0 {
-		c := Table{Title: "Claims", Columns: []string{"claim", "paper", "ours", "held"}}
+		c := Table{Title: "Claims", Columns: []string{"claim", "paper", "ours", "tolerance / margin", "verdict"}}
 		for _, cl := range a.Claims {
-			held := "no"
-			if cl.Held {
-				held = "yes"
-			}
-			c.Rows = append(c.Rows, []string{cl.Text, cl.Paper, cl.Ours, held})
+			c.Rows = append(c.Rows, []string{cl.Text, cl.Paper, cl.Ours, cl.Test, cl.Verdict.String() + ": " + cl.Reason})
 		}
 		b.WriteString(c.Markdown())
 		b.WriteByte('\n')
+		if a.Informational != "" {
+			fmt.Fprintf(&b, "**Not counted:** %s\n\n", a.Informational)
+		}
 	}
 	if a.Notes != "" {
 		b.WriteString("## Notes\n\n")

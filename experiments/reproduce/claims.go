@@ -9,92 +9,126 @@ import (
 	"github.com/schedlab/schedlab/experiments"
 	"github.com/schedlab/schedlab/experiments/claim"
 	"github.com/schedlab/schedlab/experiments/sweep"
-	"github.com/schedlab/schedlab/report"
 	"github.com/schedlab/schedlab/report/stats"
 )
 
-// OperandValue is an operand of a check with its value in one group.
-type OperandValue struct {
-	Operand string
-	Value   float64
-	// N is the number of values aggregated (cells, or jobs for job.* metrics).
-	N int
-}
-
-// GroupResult is a check evaluated in one for-each group (or over everything).
+// GroupResult is a claim judged in one for-each group (or over everything): the sides over
+// every cell, the effect with its interval, the test and the verdict.
 type GroupResult struct {
 	// Group names the for-each values, e.g. "workload.machines=25" ("" without for each).
-	Group    string
-	LHS, RHS float64
-	Held     bool
-	Operands []OperandValue
+	Group string
+	*claim.Outcome
 }
 
-// ClaimResult is a claim of a figure checked against the sweep.
+// ClaimResult is a claim of a figure judged against the sweep.
 type ClaimResult struct {
 	Text  string
 	Check string
 	// Op is the check's comparison.
 	Op string
-	// Held is true when the check held in every group.
-	Held   bool
-	Groups []GroupResult
+	// Verdict combines the groups' verdicts (claim.Worst).
+	Verdict claim.Verdict
+	Groups  []GroupResult
+	// Note is the spec's note on the claim (why ours may differ from the paper).
+	Note string
 	// Err is set when the check could not be evaluated (e.g. no cell matched an operand).
 	Err error
 }
+
+// Held reports whether the claim held.
+func (c *ClaimResult) Held() bool { return c.Err == nil && c.Verdict == claim.Held }
 
 // NumberResult is a reference number of the paper next to ours.
 type NumberResult struct {
 	Name  string
 	Paper string
-	// Ours is the value of the "ours" expression (NaN when the spec gives none).
-	Ours float64
+	// Simulator is the authors' simulator's number ("" when the spec gives none).
+	Simulator string
+	// Ours is the estimate of the "ours" expression over seeds, with its interval (Value NaN
+	// when the spec gives no expression).
+	Ours claim.Estimate
 	Expr string
 	Err  error
 }
 
-// env returns the operand resolver for rows (already filtered by the figure and the group).
-func (d *data) env(fig *experiments.Figure, rows []sweep.Row, record *[]OperandValue) claim.Env {
-	return func(o *claim.Operand) (float64, error) {
-		sel := rows
-		for _, s := range o.Where {
-			sel = d.rowsWhere(sel, s.Key, s.Value)
-		}
-		if len(sel) == 0 {
-			var parts []string
-			for _, s := range o.Where {
-				parts = append(parts, s.Key+"="+s.Value)
-			}
-			return 0, fmt.Errorf("no cells match %s", strings.Join(parts, " "))
-		}
-		vals, err := d.values(fig, sel, o.Metric)
-		if err != nil {
-			return 0, err
-		}
-		if len(vals) == 0 {
-			return 0, fmt.Errorf("no values of %s in the matching cells", o.Metric)
-		}
-		var v float64
-		switch o.Agg {
-		case "median":
-			v = stats.Median(vals)
-		case "min":
-			v = slices.Min(vals)
-		case "max":
-			v = slices.Max(vals)
-		default:
-			v = stats.Mean(vals)
-		}
-		if record != nil {
-			*record = append(*record, OperandValue{Operand: o.String(), Value: v, N: len(vals)})
-		}
-		return v, nil
-	}
+// source resolves claim operands over one group of a figure's rows.
+type source struct {
+	d    *data
+	fig  *experiments.Figure
+	rows []sweep.Row
 }
 
-// checkClaim evaluates a claim in every for-each group of the figure's rows.
+// match returns the rows an operand selects.
+func (s source) match(o *claim.Operand) ([]sweep.Row, error) {
+	sel := s.rows
+	for _, w := range o.Where {
+		sel = s.d.rowsWhere(sel, w.Key, w.Value)
+	}
+	if len(sel) == 0 {
+		var parts []string
+		for _, w := range o.Where {
+			parts = append(parts, w.Key+"="+w.Value)
+		}
+		return nil, fmt.Errorf("no cells match %s", strings.Join(parts, " "))
+	}
+	return sel, nil
+}
+
+// Seeds returns the seeds of the operand's cells.
+func (s source) Seeds(o *claim.Operand) ([]int64, error) {
+	sel, err := s.match(o)
+	if err != nil {
+		return nil, err
+	}
+	var seeds []int64
+	for _, r := range sel {
+		if !slices.Contains(seeds, r.Seed) {
+			seeds = append(seeds, r.Seed)
+		}
+	}
+	slices.Sort(seeds)
+	return seeds, nil
+}
+
+// Value aggregates the operand's metric over its cells of the given seeds (every cell when
+// seeds is nil; a seed listed twice counts twice).
+func (s source) Value(o *claim.Operand, seeds []int64) (float64, int, error) {
+	sel, err := s.match(o)
+	if err != nil {
+		return 0, 0, err
+	}
+	if seeds != nil {
+		var picked []sweep.Row
+		for _, seed := range seeds {
+			for _, r := range sel {
+				if r.Seed == seed {
+					picked = append(picked, r)
+				}
+			}
+		}
+		sel = picked
+	}
+	vals, err := s.d.values(s.fig, sel, o.Metric)
+	if err != nil {
+		return 0, 0, err
+	}
+	if len(vals) == 0 {
+		return 0, 0, fmt.Errorf("no values of %s in the matching cells", o.Metric)
+	}
+	switch o.Agg {
+	case "median":
+		return stats.Median(vals), len(vals), nil
+	case "min":
+		return slices.Min(vals), len(vals), nil
+	case "max":
+		return slices.Max(vals), len(vals), nil
+	}
+	return stats.Mean(vals), len(vals), nil
+}
+
+// checkClaim judges a claim in every for-each group of the figure's rows.
 func (d *data) checkClaim(fig *experiments.Figure, c *experiments.Claim) ClaimResult {
-	res := ClaimResult{Text: c.Text, Check: c.Check.String(), Op: c.Check.Op, Held: true}
+	res := ClaimResult{Text: c.Text, Check: c.Check.String(), Op: c.Check.Op, Note: c.Note}
 	rows := d.t.FilterRows(d.t.Rows, fig.Where)
 	groups := [][]sweep.Row{rows}
 	names := []string{""}
@@ -109,22 +143,28 @@ func (d *data) checkClaim(fig *experiments.Figure, c *experiments.Claim) ClaimRe
 		}
 		groups, names = ng, nn
 	}
+	var verdicts []claim.Verdict
 	for gi, g := range groups {
-		gr := GroupResult{Group: names[gi]}
-		lhs, rhs, held, err := c.Check.Eval(d.env(fig, g, &gr.Operands))
+		o := claim.Options{Margin: c.Margin, Rand: experiments.Rand(d.firstSeed(), "claim/"+fig.ID+"/"+c.Text+"/"+names[gi])}
+		out, err := claim.Evaluate(c.Check, source{d, fig, g}, o)
 		if err != nil {
 			res.Err = fmt.Errorf("%s: claim %q%s: %w", c.Pos, c.Text, inGroup(names[gi]), err)
-			res.Held = false
+			res.Verdict = claim.Error
 			return res
 		}
-		if math.IsNaN(lhs) || math.IsNaN(rhs) {
-			held = false
-		}
-		gr.LHS, gr.RHS, gr.Held = lhs, rhs, held
-		res.Held = res.Held && held
-		res.Groups = append(res.Groups, gr)
+		res.Groups = append(res.Groups, GroupResult{Group: names[gi], Outcome: out})
+		verdicts = append(verdicts, out.Verdict)
 	}
+	res.Verdict = claim.Worst(verdicts...)
 	return res
+}
+
+// firstSeed is the sweep's first seed, which seeds the claims' bootstrap generators.
+func (d *data) firstSeed() int64 {
+	if s := d.spec.Seeds.Values(); len(s) > 0 {
+		return s[0]
+	}
+	return 0
 }
 
 func inGroup(g string) string {
@@ -134,28 +174,51 @@ func inGroup(g string) string {
 	return " in group " + g
 }
 
-// number evaluates a reference number's "ours" expression.
+// number evaluates a reference number's "ours" expression over seeds.
 func (d *data) number(fig *experiments.Figure, n *experiments.RefNumber) NumberResult {
-	r := NumberResult{Name: n.Name, Paper: n.Paper, Ours: math.NaN()}
+	r := NumberResult{Name: n.Name, Paper: n.Paper, Simulator: n.Simulator, Ours: claim.ExactEstimate(math.NaN(), "")}
 	if n.Ours == nil {
 		return r
 	}
 	r.Expr = n.Ours.String()
-	v, err := n.Ours.Eval(d.env(fig, d.t.FilterRows(d.t.Rows, fig.Where), nil))
+	src := source{d, fig, d.t.FilterRows(d.t.Rows, fig.Where)}
+	e, err := claim.Measure(n.Ours, src, experiments.Rand(d.firstSeed(), "number/"+fig.ID+"/"+n.Name))
 	if err != nil {
 		r.Err = fmt.Errorf("%s: number %q: %w", n.Pos, n.Name, err)
 		return r
 	}
-	r.Ours = v
+	r.Ours = e
 	return r
 }
 
-// Numbers formats a group's evaluated sides, e.g. "8727 < 17024 (policy.name=srpt avg_jct_s =
-// 8727; …)".
+// estimateText formats an estimate with its interval: "0.54 [0.50, 0.58]", or the value alone
+// when there is none.
+func estimateText(e claim.Estimate) string {
+	if e.Exact || math.IsNaN(e.Lo) {
+		return claim.Num(e.Value)
+	}
+	return fmt.Sprintf("%s [%s, %s]", claim.Num(e.Value), claim.Num(e.Lo), claim.Num(e.Hi))
+}
+
+// Effect formats a group's effect: "ratio 0.54 [0.50, 0.58] (paired t over 3 seeds)"; a value
+// effect (a side against a constant) without its kind.
+func (g *GroupResult) Effect() string {
+	s := fmt.Sprintf("%s (%s)", estimateText(g.Estimate), g.Estimate.Method)
+	if g.Outcome.Effect != claim.EffectValue {
+		s = g.Outcome.Effect + " " + s
+	}
+	return s
+}
+
+// Numbers formats a group's sides over every cell, e.g. "8727 < 17024 (policy.name=srpt
+// avg_jct_s = 8727; …)".
 func (g *GroupResult) Numbers(op string) string {
 	var parts []string
 	for _, o := range g.Operands {
-		parts = append(parts, fmt.Sprintf("%s = %s", o.Operand, report.FormatNumber(o.Value)))
+		parts = append(parts, fmt.Sprintf("%s = %s", o.Operand, claim.Num(o.Value)))
 	}
-	return fmt.Sprintf("%s %s %s (%s)", report.FormatNumber(g.LHS), op, report.FormatNumber(g.RHS), strings.Join(parts, "; "))
+	if op == "=" {
+		op = "vs"
+	}
+	return fmt.Sprintf("%s %s %s (%s)", claim.Num(g.LHS), op, claim.Num(g.RHS), strings.Join(parts, "; "))
 }

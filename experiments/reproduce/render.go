@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/schedlab/schedlab/experiments"
@@ -24,22 +25,70 @@ func seedsText(seeds []int64) string {
 const seedNote = "Every metric is identical across seeds: nothing in these runs draws random numbers " +
 	"(the workload and policies are deterministic), so the 95% confidence intervals have zero width."
 
-// paperVsOurs builds the paper-vs-ours table of a figure (nil if it has no numbers or claims).
-func paperVsOurs(f *Figure) *report.Table {
-	if len(f.Numbers) == 0 && len(f.Claims) == 0 {
+// verdictRule explains the verdicts, under the tally.
+const verdictRule = "A claim is held when its effect is significant at α = 0.05 — the 95% interval lies on the claimed side of " +
+	"the threshold — and the estimate passes the practical margin (5% of the threshold unless the claim states its own threshold, " +
+	"factor or tolerance); not held when the interval lies entirely on the wrong side of the margin (a significant effect the wrong " +
+	"way, or one significantly smaller than the margin); not significant otherwise. A claim quoting the paper's number (= 3.05 ± 25%) " +
+	"is held when the interval lies within the tolerance and not held when it lies outside it. Intervals are Student's t over seeds, " +
+	"paired where the compared cells share seeds (ratios on the log scale: geometric means), and a seeded bootstrap where they do not; " +
+	"with one seed, or no variance across seeds, the margin alone decides and the table says so."
+
+// numbersTable builds a figure's reference numbers beside ours (nil without numbers): the
+// paper's, the authors' simulator's (a column when any number has one) and ours with its 95%
+// interval over seeds.
+func numbersTable(f *Figure) *report.Table {
+	if len(f.Numbers) == 0 {
 		return nil
 	}
-	t := report.NewTable(f.Spec.ID+"-paper-vs-ours", "", "", "paper", "ours", "verdict")
-	t.Align = []report.Align{report.AlignLeft, report.AlignLeft, report.AlignLeft, report.AlignLeft}
-	for _, n := range f.Numbers {
-		ours := fmtNum(n.Ours)
-		if n.Err != nil {
-			ours = n.Err.Error()
-		}
-		t.AddRow(n.Name, n.Paper, ours, "")
+	sim := slices.ContainsFunc(f.Numbers, func(n NumberResult) bool { return n.Simulator != "" })
+	cols := []string{"", "paper"}
+	if sim {
+		cols = append(cols, "simulator")
 	}
+	cols = append(cols, "ours (95% CI)")
+	t := report.NewTable(f.Spec.ID+"-numbers", "", cols...)
+	t.Align = slices.Repeat([]report.Align{report.AlignLeft}, len(cols)-1)
+	for _, n := range f.Numbers {
+		row := []string{n.Name, n.Paper}
+		if sim {
+			row = append(row, orDash(n.Simulator))
+		}
+		t.AddRow(append(row, numberText(n))...)
+	}
+	return t
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "—"
+	}
+	return s
+}
+
+// numberText formats our value of a reference number.
+func numberText(n NumberResult) string {
+	if n.Err != nil {
+		return n.Err.Error()
+	}
+	return estimateText(n.Ours)
+}
+
+// claimsTable builds a figure's claims with our effects, tests and verdicts (nil without
+// claims).
+func claimsTable(f *Figure) *report.Table {
+	if len(f.Claims) == 0 {
+		return nil
+	}
+	t := report.NewTable(f.Spec.ID+"-claims", "", "claim", "paper", "ours: effect (95% CI); sides over all seeds", "test", "verdict")
+	t.Align = slices.Repeat([]report.Align{report.AlignLeft}, 5)
 	for _, c := range f.Claims {
-		t.AddRow("claim: "+c.Text+" ("+c.Check+")", "holds", strings.Join(claimNumbers(c, c.Op), "; "), verdict(c))
+		why := claimReasons(c)
+		v := c.Verdict.String()
+		if len(why) > 0 {
+			v += ": " + strings.Join(why, "; ")
+		}
+		t.AddRow(c.Text+" ("+c.Check+")", claimPaper(c), strings.Join(claimLines(c), "; "), claimTest(c), v)
 	}
 	return t
 }
@@ -48,8 +97,7 @@ func paperVsOurs(f *Figure) *report.Table {
 // references and paper-vs-ours tables, in the report's order.
 func (r *Report) WriteMarkdown(w io.Writer) error {
 	var b bytes.Buffer
-	held, total := r.Held()
-	fmt.Fprintf(&b, "# schedlab reproduction report\n\nschedlab %s, label %s. Claims held: %d of %d.\n", experiments.Version, labelName(r.Label), held, total)
+	fmt.Fprintf(&b, "# schedlab reproduction report\n\nschedlab %s, label %s. %s.\n\n%s\n", experiments.Version, labelName(r.Label), capitalize(r.Tally().String()), verdictRule)
 	for _, sec := range r.Sections {
 		var err error
 		if sec.JVu != nil {
@@ -112,13 +160,24 @@ func (s *SpecReport) writeMarkdown(b *bytes.Buffer) error {
 		if ref := referenceLine(f.Spec.Reference); ref != "" {
 			fmt.Fprintf(b, "**Paper:** %s\n\n", ref)
 		}
-		if t := paperVsOurs(f); t != nil {
+		for _, t := range []*report.Table{numbersTable(f), claimsTable(f)} {
+			if t == nil {
+				continue
+			}
 			if err := t.WriteMarkdown(b); err != nil {
 				return err
 			}
+			b.WriteString("\n")
 		}
 	}
 	return nil
+}
+
+func capitalize(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
 }
 
 // paperVsOurs builds the paper-vs-ours table of a JamaisVu reproduction's claims (nil
@@ -128,19 +187,12 @@ func (j *JVuReport) paperVsOurs() *report.Table {
 	if len(a.Claims) == 0 {
 		return nil
 	}
-	t := report.NewTable(a.ID+"-paper-vs-ours", "", "", "paper", "ours", "verdict")
-	t.Align = []report.Align{report.AlignLeft, report.AlignLeft, report.AlignLeft, report.AlignLeft}
+	t := report.NewTable(a.ID+"-claims", "", "claim", "paper", "ours", "tolerance / margin", "verdict")
+	t.Align = slices.Repeat([]report.Align{report.AlignLeft}, 5)
 	for _, c := range a.Claims {
-		t.AddRow("claim: "+c.Text, c.Paper, c.Ours, jvuVerdict(c.Held))
+		t.AddRow(c.Text, c.Paper, c.Ours, c.Test, c.Verdict.String()+": "+c.Reason)
 	}
 	return t
-}
-
-func jvuVerdict(held bool) string {
-	if held {
-		return "held"
-	}
-	return "not held"
 }
 
 // jvuTable converts a jvu table to a report table (the title kept apart).
@@ -186,6 +238,9 @@ func (j *JVuReport) writeMarkdown(b *bytes.Buffer) error {
 	}
 	if t := j.paperVsOurs(); t != nil {
 		b.WriteString("\n### Paper vs ours\n\n")
+		if a.Informational != "" {
+			fmt.Fprintf(b, "> Not counted: %s\n\n", a.Informational)
+		}
 		if err := t.WriteMarkdown(b); err != nil {
 			return err
 		}
@@ -224,13 +279,20 @@ type htmlFigure struct {
 	Width, Height                               string
 	Table                                       *report.Table
 	Files                                       []string
-	Numbers                                     []NumberResult
-	Claims                                      []htmlClaim
+	// Simulator is set when a reference number has the authors' simulator's value.
+	Simulator bool
+	Numbers   []htmlNumber
+	Claims    []htmlClaim
+}
+
+type htmlNumber struct {
+	Name, Expr, Paper, Simulator, Ours string
+	Err                                bool
 }
 
 type htmlClaim struct {
-	Text, Check, Paper, Verdict, Class string
-	Lines                              []string
+	Text, Check, Paper, Test, Verdict, Class string
+	Lines, Reasons                           []string
 }
 
 // htmlSpec is a section of the page: a spec, or a JamaisVu reproduction when JVu is set.
@@ -245,6 +307,8 @@ type htmlSpec struct {
 	Src, Page, Reference string
 	Claims               []htmlClaim
 	Notes                []string
+	// Informational says why the section's claims are not counted.
+	Informational string
 }
 
 var pageTmpl = template.Must(template.New("page").Funcs(template.FuncMap{"num": fmtNum}).Parse(`<!DOCTYPE html>
@@ -267,14 +331,16 @@ table { border-collapse: collapse; margin: .8rem 0; font-size: .9rem; }
 th, td { border: 1px solid #d6d6d6; padding: .25rem .5rem; text-align: left; vertical-align: top; }
 th { background: #f4f4f4; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; }
-.held { color: #0a6b2a; font-weight: 600; } .not-held { color: #b00020; font-weight: 600; } .error { color: #b00020; }
+.held { color: #0a6b2a; font-weight: 600; } .not-held { color: #b00020; font-weight: 600; } .not-significant { color: #8a5a00; font-weight: 600; } .error { color: #b00020; }
+.reason { color: #555; font-size: .85rem; }
 .ref { font-size: .92rem; }
 nav ul { columns: 2; }
 </style>
 </head>
 <body>
 <h1>schedlab reproduction report</h1>
-<p class="meta">schedlab {{.Version}}, label {{.Label}}. Claims held: <strong id="claims-held">{{.Held}} of {{.Total}}</strong>.</p>
+<p class="meta">schedlab {{.Version}}, label {{.Label}}. Claims held: <strong id="claims-held">{{.Held}} of {{.Total}}</strong>{{.Rest}}.</p>
+<p class="meta">{{.Rule}}</p>
 <nav><ul>
 {{- range .Specs}}
 <li><a href="#{{.Anchor}}">{{.Title}}</a> <code>{{.ID}}</code></li>
@@ -298,14 +364,20 @@ nav ul { columns: 2; }
 </table>{{end}}
 {{if .Caption}}<figcaption>{{.Caption}}</figcaption>{{end}}
 {{if .Reference}}<p class="ref"><strong>Paper:</strong> {{.Reference}}</p>{{end}}
-{{if or .Numbers .Claims}}<table class="paper-vs-ours">
-<thead><tr><th></th><th>paper</th><th>ours</th><th>verdict</th></tr></thead>
+{{if .Numbers}}<table class="paper-vs-ours numbers">
+<thead><tr><th></th><th>paper</th>{{if .Simulator}}<th>simulator</th>{{end}}<th>ours (95% CI)</th></tr></thead>
 <tbody>
+{{- $sim := .Simulator}}
 {{- range .Numbers}}
-<tr><td>{{.Name}}{{if .Expr}}<br><span class="check">{{.Expr}}</span>{{end}}</td><td>{{.Paper}}</td><td class="num">{{if .Err}}<span class="error">{{.Err}}</span>{{else}}{{num .Ours}}{{end}}</td><td></td></tr>
+<tr><td>{{.Name}}{{if .Expr}}<br><span class="check">{{.Expr}}</span>{{end}}</td><td>{{.Paper}}</td>{{if $sim}}<td>{{.Simulator}}</td>{{end}}<td class="num">{{if .Err}}<span class="error">{{.Ours}}</span>{{else}}{{.Ours}}{{end}}</td></tr>
 {{- end}}
+</tbody>
+</table>{{end}}
+{{if .Claims}}<table class="paper-vs-ours claims">
+<thead><tr><th>claim</th><th>paper</th><th>ours: effect (95% CI); sides over all seeds</th><th>test</th><th>verdict</th></tr></thead>
+<tbody>
 {{- range .Claims}}
-<tr class="claim"><td>{{.Text}}{{if .Check}}<br><span class="check">{{.Check}}</span>{{end}}</td><td>{{.Paper}}</td><td>{{range .Lines}}{{.}}<br>{{end}}</td><td class="{{.Class}}">{{.Verdict}}</td></tr>
+<tr class="claim"><td>{{.Text}}{{if .Check}}<br><span class="check">{{.Check}}</span>{{end}}</td><td>{{.Paper}}</td><td>{{range .Lines}}{{.}}<br>{{end}}</td><td>{{.Test}}</td><td><span class="{{.Class}}">{{.Verdict}}</span>{{range .Reasons}}<br><span class="reason">{{.}}</span>{{end}}</td></tr>
 {{- end}}
 </tbody>
 </table>{{end}}
@@ -313,11 +385,12 @@ nav ul { columns: 2; }
 </figure>
 {{end}}
 {{if .JVu}}{{if .Claims}}<h3>Paper vs ours</h3>
-<table class="paper-vs-ours">
-<thead><tr><th></th><th>paper</th><th>ours</th><th>verdict</th></tr></thead>
+{{if .Informational}}<p class="note">Not counted: {{.Informational}}</p>{{end}}
+<table class="paper-vs-ours claims">
+<thead><tr><th>claim</th><th>paper</th><th>ours</th><th>tolerance / margin</th><th>verdict</th></tr></thead>
 <tbody>
 {{- range .Claims}}
-<tr class="claim"><td>{{.Text}}</td><td>{{.Paper}}</td><td>{{range .Lines}}{{.}}<br>{{end}}</td><td class="{{.Class}}">{{.Verdict}}</td></tr>
+<tr class="claim"><td>{{.Text}}</td><td>{{.Paper}}</td><td>{{range .Lines}}{{.}}<br>{{end}}</td><td>{{.Test}}</td><td><span class="{{.Class}}">{{.Verdict}}</span>{{range .Reasons}}<br><span class="reason">{{.}}</span>{{end}}</td></tr>
 {{- end}}
 </tbody>
 </table>
@@ -368,7 +441,7 @@ func (j *JVuReport) htmlSection() htmlSpec {
 	a := j.Artifact
 	anchor := "jvu-" + a.ID
 	hs := htmlSpec{Anchor: anchor, Title: a.Title, ID: a.ID, Label: labelName(j.Label), Dir: j.Dir,
-		JVu: true, Src: j.Src, Page: j.Page(), Reference: a.Paper + ", " + a.Reference, Notes: notesParagraphs(a.Notes)}
+		JVu: true, Src: j.Src, Page: j.Page(), Reference: a.Paper + ", " + a.Reference, Notes: notesParagraphs(a.Notes), Informational: a.Informational}
 	for _, f := range j.Figures {
 		hf := htmlFigure{Anchor: anchor + "-" + f.Name, Kind: "figure", ID: f.Name, Files: f.Files}
 		if f.SVG != nil {
@@ -383,8 +456,9 @@ func (j *JVuReport) htmlSection() htmlSpec {
 		hs.Figures = append(hs.Figures, htmlFigure{Anchor: "jvu-" + id, Kind: "table", Title: t.Title, Table: jvuTable(id, t)})
 	}
 	for _, c := range a.Claims {
-		v := jvuVerdict(c.Held)
-		hs.Claims = append(hs.Claims, htmlClaim{Text: c.Text, Paper: c.Paper, Verdict: v, Class: strings.ReplaceAll(v, " ", "-"), Lines: []string{c.Ours}})
+		v := c.Verdict.String()
+		hs.Claims = append(hs.Claims, htmlClaim{Text: c.Text, Paper: c.Paper, Test: c.Test, Verdict: v, Class: strings.ReplaceAll(v, " ", "-"),
+			Lines: []string{c.Ours}, Reasons: []string{c.Reason}})
 	}
 	return hs
 }
@@ -392,12 +466,13 @@ func (j *JVuReport) htmlSection() htmlSpec {
 // WriteHTML writes index.html: one self-contained page with every figure inlined as an SVG data
 // URI, every table, and the paper-vs-ours tables.
 func (r *Report) WriteHTML(w io.Writer) error {
-	held, total := r.Held()
+	tally := r.Tally()
 	page := struct {
-		Version, Label string
-		Held, Total    int
-		Specs          []htmlSpec
-	}{Version: experiments.Version, Label: labelName(r.Label), Held: held, Total: total}
+		Version, Label, Rest, Rule string
+		Held, Total                int
+		Specs                      []htmlSpec
+	}{Version: experiments.Version, Label: labelName(r.Label), Held: tally.Held, Total: tally.Total(), Rule: verdictRule}
+	_, page.Rest, _ = strings.Cut(tally.String(), fmt.Sprintf("of %d", tally.Total()))
 	for _, sec := range r.Sections {
 		if sec.JVu != nil {
 			page.Specs = append(page.Specs, sec.JVu.htmlSection())
@@ -417,14 +492,19 @@ func (r *Report) WriteHTML(w io.Writer) error {
 		for i := range s.Figures {
 			f := &s.Figures[i]
 			hf := htmlFigure{Anchor: anchor + "-" + f.Spec.ID, Kind: f.Spec.Kind, ID: f.Spec.ID, Title: f.Spec.Title,
-				Caption: captionText(f), Reference: referenceLine(f.Spec.Reference), Table: f.Table, Files: f.Files, Numbers: f.Numbers}
+				Caption: captionText(f), Reference: referenceLine(f.Spec.Reference), Table: f.Table, Files: f.Files}
+			for _, n := range f.Numbers {
+				hf.Numbers = append(hf.Numbers, htmlNumber{Name: n.Name, Expr: n.Expr, Paper: n.Paper, Simulator: orDash(n.Simulator), Ours: numberText(n), Err: n.Err != nil})
+				hf.Simulator = hf.Simulator || n.Simulator != ""
+			}
 			if f.SVG != nil {
 				// A base64 data URI holds only [A-Za-z0-9+/=:;,] and is safe in a quoted attribute.
 				hf.Img = template.HTMLAttr(`src="` + dataURI("image/svg+xml", f.SVG) + `"`)
 				hf.Width, hf.Height = svgSize(f.SVG)
 			}
 			for _, c := range f.Claims {
-				hc := htmlClaim{Text: c.Text, Check: c.Check, Paper: "holds", Verdict: verdict(c), Lines: claimNumbers(c, c.Op)}
+				hc := htmlClaim{Text: c.Text, Check: c.Check, Paper: claimPaper(c), Test: claimTest(c), Verdict: c.Verdict.String(),
+					Lines: claimLines(c), Reasons: claimReasons(c)}
 				hc.Class = strings.ReplaceAll(hc.Verdict, " ", "-")
 				hf.Claims = append(hf.Claims, hc)
 			}

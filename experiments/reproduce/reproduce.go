@@ -19,9 +19,11 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/schedlab/schedlab/experiments"
+	"github.com/schedlab/schedlab/experiments/claim"
 	"github.com/schedlab/schedlab/experiments/jvu"
 	"github.com/schedlab/schedlab/experiments/sweep"
 	"github.com/schedlab/schedlab/report"
@@ -121,29 +123,76 @@ func (r *Report) JVu() []*JVuReport {
 	return out
 }
 
-// Held counts the claims that held and all claims, of specs and JamaisVu reproductions.
-func (r *Report) Held() (held, total int) {
-	count := func(ok bool) {
-		total++
-		if ok {
-			held++
-		}
+// Tally counts a report's claims by verdict.
+type Tally struct {
+	Held, NotSignificant, NotHeld, Errors int
+	// Informational counts the claims shown for information only — the JamaisVu
+	// reproductions' at label quick, whose sample is too small for the paper's claims — and
+	// left out of the other counts.
+	Informational int
+}
+
+// Total is the number of claims counted.
+func (t Tally) Total() int { return t.Held + t.NotSignificant + t.NotHeld + t.Errors }
+
+// Failed is the number of counted claims not held or not evaluated (what --strict gates on).
+func (t Tally) Failed() int { return t.NotHeld + t.Errors }
+
+// String is the tally line: "claims held: 12 of 17 (3 not significant, 2 not held)", with the
+// errors and the claims not counted when there are any.
+func (t Tally) String() string {
+	s := fmt.Sprintf("claims held: %d of %d (%d not significant, %d not held", t.Held, t.Total(), t.NotSignificant, t.NotHeld)
+	if t.Errors > 0 {
+		s += fmt.Sprintf(", %d could not be evaluated", t.Errors)
 	}
+	s += ")"
+	if t.Informational > 0 {
+		s += fmt.Sprintf("; %d JamaisVu claims at label quick not counted: the fixture is too small for the paper's claims", t.Informational)
+	}
+	return s
+}
+
+func (t *Tally) add(v claim.Verdict) {
+	switch v {
+	case claim.Held:
+		t.Held++
+	case claim.NotSignificant:
+		t.NotSignificant++
+	case claim.NotHeld:
+		t.NotHeld++
+	default:
+		t.Errors++
+	}
+}
+
+// Tally counts the claims of specs and JamaisVu reproductions by verdict.
+func (r *Report) Tally() Tally {
+	var t Tally
 	for _, s := range r.Sections {
 		if s.Spec != nil {
 			for _, f := range s.Spec.Figures {
 				for _, c := range f.Claims {
-					count(c.Held)
+					t.add(c.Verdict)
 				}
 			}
 		}
 		if s.JVu != nil {
 			for _, c := range s.JVu.Artifact.Claims {
-				count(c.Held)
+				if s.JVu.Artifact.Informational != "" {
+					t.Informational++
+				} else {
+					t.add(c.Verdict)
+				}
 			}
 		}
 	}
-	return
+	return t
+}
+
+// Held counts the claims that held and the claims counted (Tally).
+func (r *Report) Held() (held, total int) {
+	t := r.Tally()
+	return t.Held, t.Total()
 }
 
 // Run sweeps each spec, draws its figures and tables, checks its claims, and writes
@@ -385,32 +434,65 @@ func referenceLine(r *experiments.Reference) string {
 	return s
 }
 
-func verdict(c ClaimResult) string {
-	switch {
-	case c.Err != nil:
-		return "error"
-	case c.Held:
-		return "held"
-	}
-	return "not held"
-}
+// marks are the per-group marks of a claim's verdicts.
+var marks = map[claim.Verdict]string{claim.Held: "✓", claim.NotSignificant: "~", claim.NotHeld: "✗", claim.Error: "!"}
 
-// claimNumbers renders the numbers behind a claim, one group per line.
-func claimNumbers(c ClaimResult, op string) []string {
+// claimLines renders what we measured for a claim, one group per line: the effect with its
+// interval and how it was obtained, then the sides over every cell.
+func claimLines(c ClaimResult) []string {
 	if c.Err != nil {
 		return []string{c.Err.Error()}
 	}
 	var out []string
-	for _, g := range c.Groups {
-		s := g.Numbers(op)
+	for i := range c.Groups {
+		g := &c.Groups[i]
+		s := g.Effect() + "; " + g.Numbers(c.Op)
 		if g.Group != "" {
-			mark := "✓"
-			if !g.Held {
-				mark = "✗"
-			}
-			s = mark + " " + g.Group + ": " + s
+			s = marks[g.Verdict] + " " + g.Group + ": " + s
 		}
 		out = append(out, s)
+	}
+	return out
+}
+
+// claimTest renders a claim's test (its groups' tests, once each).
+func claimTest(c ClaimResult) string {
+	var tests []string
+	for _, g := range c.Groups {
+		if t := g.Test.String(); !slices.Contains(tests, t) {
+			tests = append(tests, t)
+		}
+	}
+	return strings.Join(tests, "; ")
+}
+
+// claimPaper renders the paper's number a claim quotes, "—" when it quotes none.
+func claimPaper(c ClaimResult) string {
+	for _, g := range c.Groups {
+		if !math.IsNaN(g.Test.Quote) && g.Outcome.Effect == claim.EffectValue {
+			return claim.Num(g.Test.Quote)
+		}
+	}
+	return "—"
+}
+
+// claimReasons explains a claim's verdict: the reason of its only group, or of each group that
+// did not hold; then the spec's note.
+func claimReasons(c ClaimResult) []string {
+	if c.Err != nil {
+		return nil
+	}
+	var out []string
+	for _, g := range c.Groups {
+		switch {
+		case len(c.Groups) == 1:
+			out = append(out, g.Reason)
+		case g.Verdict != claim.Held:
+			out = append(out, g.Group+": "+g.Reason)
+		}
+	}
+	if c.Note != "" {
+		out = append(out, "Note: "+c.Note)
 	}
 	return out
 }

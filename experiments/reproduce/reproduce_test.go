@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/schedlab/schedlab/experiments"
+	"github.com/schedlab/schedlab/experiments/claim"
 	"github.com/schedlab/schedlab/experiments/jvu"
 	"github.com/schedlab/schedlab/experiments/sweep"
 	"github.com/schedlab/schedlab/internal/testutil"
@@ -46,12 +47,14 @@ figures:
     y: avg_jct_s
     series: machines
     reference: {paper: P, figure: Fig. 9, caption: bars,
-                numbers: [{name: drf/fifo, paper: "0.5", ours: "policy=drf avg_jct_s / policy=fifo avg_jct_s"}]}
+                numbers: [{name: drf/fifo, paper: "0.5", simulator: "0.45", ours: "policy=drf avg_jct_s / policy=fifo avg_jct_s"},
+                          {name: fifo JCT, paper: "90", ours: "policy=fifo avg_jct_s"}]}
     claims:
       - {text: drf is faster, check: "for each machines: policy=drf avg_jct_s < policy=fifo avg_jct_s"}
       - {text: drf is twice as fast, check: "policy=drf avg_jct_s <= 50% * policy=fifo avg_jct_s"}
-      - {text: median job, check: "median(policy=drf job.jct_s) < median(policy=fifo job.jct_s)"}
+      - {text: median job, check: "median(policy=drf job.jct_s) < median(policy=fifo job.jct_s)", margin: 10%}
       - {text: bad selector value, check: "policy=srpt avg_jct_s < 1"}
+      - {text: drf is 2.5 times as fast, check: "policy=fifo avg_jct_s / policy=drf avg_jct_s = 2.5 ± 4%", note: the paper's cluster is larger}
   - {id: box, kind: box, x: policy, y: job.jct_s}
   - {id: cdf, kind: cdf, y: job.jct_s, series: policy, where: {machines: 10}, log_x: true}
   - {id: ccdf, kind: ccdf, y: avg_jct_s, log_y: true}
@@ -137,21 +140,26 @@ func TestClaimsAreChecked(t *testing.T) {
 	for i := range f.Claims {
 		got = append(got, d.checkClaim(f, &f.Claims[i]))
 	}
-	if !got[0].Held || len(got[0].Groups) != 2 || got[0].Groups[0].Group != "workload.machines=10" || got[0].Groups[0].LHS != 41.5 || got[0].Groups[0].RHS != 101.5 {
+	if !got[0].Held() || len(got[0].Groups) != 2 || got[0].Groups[0].Group != "workload.machines=10" || got[0].Groups[0].LHS != 41.5 || got[0].Groups[0].RHS != 101.5 {
 		t.Errorf("claim 0 = %+v", got[0])
 	}
 	// drf mean 31.5 vs fifo mean 76.5: 31.5 <= 38.25 holds.
-	if !got[1].Held || got[1].Groups[0].LHS != 31.5 || got[1].Groups[0].RHS != 38.25 {
+	if !got[1].Held() || got[1].Groups[0].LHS != 31.5 || got[1].Groups[0].RHS != 38.25 {
 		t.Errorf("claim 1 = %+v", got[1])
 	}
-	if !got[2].Held || got[2].Groups[0].Operands[0].N != 20 {
+	// Jobs do not depend on the seed here: no variance, judged by the spec's 10% margin alone.
+	if g := got[2].Groups[0]; !got[2].Held() || g.Operands[0].N != 20 || !g.Estimate.Exact || g.Test.Bound != 0.9 {
 		t.Errorf("claim 2 = %+v", got[2])
 	}
-	if got[3].Held || got[3].Err == nil || !strings.Contains(got[3].Err.Error(), "no cells match policy.name=srpt") || !strings.Contains(got[3].Err.Error(), ":") {
+	if got[3].Held() || got[3].Verdict != claim.Error || got[3].Err == nil || !strings.Contains(got[3].Err.Error(), "no cells match policy.name=srpt") || !strings.Contains(got[3].Err.Error(), ":") {
 		t.Errorf("claim 3 = %+v", got[3])
 	}
+	// fifo/drf per seed: 76/31 and 77/32, about 2.43; the interval over two seeds straddles 2.4.
+	if g := got[4].Groups[0]; got[4].Verdict != claim.NotSignificant || g.Test.Lo != 2.4 || g.Test.Hi != 2.6 || got[4].Note == "" {
+		t.Errorf("claim 4 = %+v, %+v", got[4], g.Outcome)
+	}
 	n := d.number(f, &f.Reference.Numbers[0])
-	if n.Err != nil || math.Abs(n.Ours-31.5/76.5) > 1e-12 || n.Paper != "0.5" {
+	if e := n.Ours; n.Err != nil || math.Abs(e.Value-math.Sqrt(31.0/76*32/77)) > 1e-12 || !(e.Lo < e.Value && e.Value < e.Hi) || n.Paper != "0.5" || n.Simulator != "0.45" {
 		t.Errorf("number = %+v", n)
 	}
 	if _, err := d.build(&experiments.Figure{ID: "x", Kind: experiments.KindBars, X: "policy.name", Y: []string{"nope_s"}}); err == nil || !strings.Contains(err.Error(), "unknown metric \"nope_s\"") {
@@ -192,8 +200,8 @@ func synthReport(t *testing.T) *Report {
 			Reference: "Figure 99: errors | of a made-up predictor",
 			Tables:    []jvu.Table{{Title: "Errors", Columns: []string{"predictor", "paper", "ours"}, Rows: [][]string{{"p", "10%", "11.00%"}, {"q | r", "—", "5.00%"}}}},
 			Claims: []jvu.Claim{
-				{Text: "p is within 2x 90% of the time", Paper: "10%", Ours: "11.00%", Held: true},
-				{Text: "q beats p", Paper: "q < p", Ours: "5.00% vs 11.00%", Held: false},
+				{Text: "p is within 2x 90% of the time", Paper: "10%", Ours: "11.00%", Test: "10% ± 2 pp (8 to 12)", Verdict: claim.Held, Reason: "11 lies in [8, 12]"},
+				{Text: "q beats p", Paper: "q < p", Ours: "5.00% vs 11.00%", Test: "ratio < 1, margin 5% (< 0.95)", Verdict: claim.NotHeld, Reason: "2.2 is not below 0.95"},
 			},
 			Notes: "Population: 12 jobs here, 385582 in the paper.\n\nA second\nparagraph.\n"},
 		Figures: []JVuFigure{{Name: "jv-fig99", Files: []string{"jvu/jv-fig99.png", "jvu/jv-fig99.svg"}, SVG: svg}},
@@ -204,8 +212,8 @@ func synthReport(t *testing.T) *Report {
 
 func TestReportGolden(t *testing.T) {
 	r := synthReport(t)
-	if held, total := r.Held(); held != 4 || total != 6 {
-		t.Errorf("held %d of %d, want 4 of 6 (3 of 4 for the spec, 1 of 2 for the JamaisVu section)", held, total)
+	if got, want := r.Tally(), (Tally{Held: 4, NotSignificant: 1, NotHeld: 1, Errors: 1}); got != want {
+		t.Errorf("tally %+v, want %+v (3 held, 1 not significant, 1 error for the spec; 1 held, 1 not held for the JamaisVu section)", got, want)
 	}
 	for _, g := range []struct {
 		name  string
@@ -274,7 +282,7 @@ func TestReproduceDemo(t *testing.T) {
 			}
 		}
 		for _, n := range f.Numbers {
-			if n.Err != nil || math.IsNaN(n.Ours) {
+			if n.Err != nil || math.IsNaN(n.Ours.Value) {
 				t.Errorf("figure %s: number %q = %v, %v", f.Spec.ID, n.Name, n.Ours, n.Err)
 			}
 		}
@@ -288,7 +296,7 @@ func TestReproduceDemo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"## Built-in policies on two cluster sizes", "![avg-jct](demo/policies/figures/avg-jct.png)", "| held", "schedlab demo, Fig. 1"} {
+	for _, want := range []string{"## Built-in policies on two cluster sizes", "![avg-jct](demo/policies/figures/avg-jct.png)", "| held", "schedlab demo, Fig. 1", "| held: ", "< 1, margin 5% (< 0.95)"} {
 		if !bytes.Contains(md, []byte(want)) {
 			t.Errorf("report.md lacks %q", want)
 		}
@@ -333,25 +341,24 @@ func TestReproduceJVuSections(t *testing.T) {
 	if got := strings.Join(order, " "); got != "jv-table1 demo/policies jv-fig12" {
 		t.Fatalf("sections %q, want jv-table1 demo/policies jv-fig12", got)
 	}
-	specHeld, specTotal := (&Report{Sections: rep.Sections[1:2]}).Held()
-	held, total := rep.Held()
-	jvTotal, jvHeld := 0, 0
+	// At label quick the JamaisVu claims are shown but not counted: the tally is the spec's.
+	spec := (&Report{Sections: rep.Sections[1:2]}).Tally()
+	tally := rep.Tally()
+	jvTotal := 0
 	for _, jr := range rep.JVu() {
 		if len(jr.Artifact.Claims) == 0 || len(jr.Figures) == 0 || len(jr.Artifact.Tables) == 0 {
 			t.Errorf("%s: %d claims, %d figures, %d tables", jr.Artifact.ID, len(jr.Artifact.Claims), len(jr.Figures), len(jr.Artifact.Tables))
 		}
-		for _, c := range jr.Artifact.Claims {
-			jvTotal++
-			if c.Held {
-				jvHeld++
-			}
+		jvTotal += len(jr.Artifact.Claims)
+		if !strings.Contains(jr.Artifact.Informational, "too small for the paper's claims") {
+			t.Errorf("%s: quick-label claims not marked as not counted: %q", jr.Artifact.ID, jr.Artifact.Informational)
 		}
 		if jr.Src != "experiments/jvu/testdata/google2011" {
 			t.Errorf("%s: source shown as %q, want the fixture relative to the repository root", jr.Artifact.ID, jr.Src)
 		}
 	}
-	if total != specTotal+jvTotal || held != specHeld+jvHeld || jvTotal == 0 {
-		t.Errorf("Held() = %d of %d, want %d of %d (spec) + %d of %d (JamaisVu)", held, total, specHeld, specTotal, jvHeld, jvTotal)
+	if tally.Informational != jvTotal || jvTotal == 0 || tally.Total() != spec.Total() || tally.Held != spec.Held || spec.Total() == 0 {
+		t.Errorf("Tally() = %+v, want the spec's %+v and %d JamaisVu claims not counted", tally, spec, jvTotal)
 	}
 
 	md, err := os.ReadFile(filepath.Join(dir, ReportFile))
@@ -372,7 +379,9 @@ func TestReproduceJVuSections(t *testing.T) {
 	if !(t1 < dm && dm < f12) {
 		t.Errorf("report.md sections out of order: jv-table1 at %d, demo at %d, jv-fig12 at %d", t1, dm, f12)
 	}
-	pos(fmt.Sprintf("Claims held: %d of %d.", held, total))
+	pos(fmt.Sprintf("Claims held: %d of %d (", tally.Held, tally.Total()))
+	pos(fmt.Sprintf("%d JamaisVu claims at label quick not counted", jvTotal))
+	pos("> Not counted: at label quick the sample is too small for the paper's claims")
 	pos("**Paper:** JamaisVu, Table 1: JVuPredict-tracked features")
 	pos("**Paper:** JamaisVu, Figure 12: percentage of predictions outside a factor of two")
 	pos("![jv-fig12](jvu/jv-fig12.png)")
@@ -381,11 +390,14 @@ func TestReproduceJVuSections(t *testing.T) {
 	pos("trace `experiments/jvu/testdata/google2011`, label quick. Page: `jvu/jv-fig12.md`.")
 	pos("in the paper (")
 	pos("385582 in the paper")
-	// Every claim is a row of a paper-vs-ours table with both numbers and the verdict.
+	// Every claim is a row of a paper-vs-ours table with both numbers, the test and the verdict.
 	for _, jr := range rep.JVu() {
 		for _, c := range jr.Artifact.Claims {
-			row := regexp.MustCompile(`(?m)^\| claim: ` + regexp.QuoteMeta(strings.ReplaceAll(c.Text, "|", `\|`)) +
-				` +\| ` + regexp.QuoteMeta(c.Paper) + ` +\| ` + regexp.QuoteMeta(c.Ours) + ` +\| ` + jvuVerdict(c.Held) + ` +\|$`)
+			var cells []string
+			for _, s := range []string{c.Text, c.Paper, c.Ours, c.Test, c.Verdict.String() + ": " + c.Reason} {
+				cells = append(cells, regexp.QuoteMeta(strings.ReplaceAll(s, "|", `\|`)))
+			}
+			row := regexp.MustCompile(`(?m)^\| ` + strings.Join(cells, ` +\| `) + ` +\|$`)
 			if !row.MatchString(text) {
 				t.Errorf("report.md has no claims row for %s %q (paper %s, ours %s)", jr.Artifact.ID, c.Text, c.Paper, c.Ours)
 			}
@@ -413,7 +425,7 @@ func TestReproduceJVuSections(t *testing.T) {
 	if !bytes.Contains(sec, []byte(`<img src="`+dataURI("image/svg+xml", svg)+`"`)) {
 		t.Errorf("the jv-fig12 section does not inline jvu/jv-fig12.svg")
 	}
-	for _, want := range []string{"<strong>Paper:</strong> JamaisVu, Figure 12:", `<table class="paper-vs-ours">`, `<table class="results"`, `class="held"`, "385582 in the paper"} {
+	for _, want := range []string{"<strong>Paper:</strong> JamaisVu, Figure 12:", `<table class="paper-vs-ours claims">`, `<table class="results"`, `class="held"`, `class="not-held"`, "385582 in the paper", `<p class="note">Not counted: `} {
 		if !bytes.Contains(sec, []byte(want)) {
 			t.Errorf("the jv-fig12 section lacks %q", want)
 		}
@@ -582,7 +594,10 @@ func TestIndexHTMLInChromium(t *testing.T) {
 			if f.SVG != nil {
 				wantImgs++
 			}
-			if len(f.Numbers)+len(f.Claims) > 0 {
+			if len(f.Numbers) > 0 {
+				vsTables++
+			}
+			if len(f.Claims) > 0 {
 				vsTables++
 			}
 			if f.Table != nil {
@@ -612,8 +627,8 @@ func TestIndexHTMLInChromium(t *testing.T) {
 		t.Errorf("the page has other images than the %d figures", wantImgs)
 	}
 	m := regexp.MustCompile(`data-tables="(\d+)/(\d+)"`).FindSubmatch(dom)
-	if want := fmt.Sprintf("%d/%d", vsTables, resultTables); m == nil || string(m[1])+"/"+string(m[2]) != want || vsTables != 5 {
-		t.Errorf("tables in the DOM (paper-vs-ours/results) = %q, want %s (3 + 2 paper-vs-ours)", m, want)
+	if want := fmt.Sprintf("%d/%d", vsTables, resultTables); m == nil || string(m[1])+"/"+string(m[2]) != want || vsTables != 6 {
+		t.Errorf("tables in the DOM (paper-vs-ours/results) = %q, want %s (1 numbers and 3 claims tables of the demo, 2 of the JamaisVu reproductions)", m, want)
 	}
 	// The JamaisVu figures are among the loaded images.
 	for _, id := range []string{"jv-table1", "jv-fig12"} {
