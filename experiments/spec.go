@@ -52,11 +52,15 @@ import (
 //	      paper: CORA
 //	      figure: Fig. 5
 //	      caption: the paper's caption
-//	      numbers:
-//	        - {name: SRPT/FIFO avg JCT, paper: 0.6, ours: "policy=srpt avg_jct_s / policy=fifo avg_jct_s"}
-//	    claims:
+//	      numbers:                  # simulator: the authors' own simulator's number (optional)
+//	        - {name: SRPT/FIFO avg JCT, paper: 0.6, simulator: 0.62, ours: "policy=srpt avg_jct_s / policy=fifo avg_jct_s"}
+//	    claims:                     # judged over seeds (package claim)
 //	      - text: SRPT beats FIFO on average JCT at every size
 //	        check: "for each machines: policy=srpt avg_jct_s < policy=fifo avg_jct_s"
+//	        margin: 10%             # practical margin (default: 5%, or none for a stated threshold)
+//	        note: why ours may differ from the paper, for the report
+//	      - text: SRPT's JCT is 60% of FIFO's, as the paper reports
+//	        check: "policy=srpt avg_jct_s / policy=fifo avg_jct_s = 0.6 ± 20%"
 //
 // Unknown keys and type errors are reported with file:line. A null axis value is written null
 // wherever values are matched (where, claim selectors such as period_s=null, --set) and is an

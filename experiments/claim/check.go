@@ -1,26 +1,43 @@
-// Package claim is the claim language of experiment specs: a check compares two arithmetic
-// expressions over a sweep's cell metrics, and ParseCheck and ParseExpr read it.
+// Package claim is the claim language of experiment specs and its statistics: a check
+// compares two arithmetic expressions over a sweep's cell metrics (ParseCheck, ParseExpr), and
+// Evaluate judges it over seeds with an effect, a 95% interval and a three-way verdict.
 //
-//	check    = [ "for each" key { "," key } ":" ] expr cmp expr
-//	cmp      = "<" | "<=" | ">" | ">="
-//	expr     = term { ("+" | "-") term }
-//	term     = unary { ("*" | "/") unary }
-//	unary    = [ "-" ] primary
-//	primary  = number [ "%" ] | "(" expr ")" | agg "(" operand ")" | operand
-//	agg      = "mean" | "median" | "min" | "max"
-//	operand  = { selector } metric
-//	selector = key "=" value        (value: up to the next space, or "double quoted")
+//	check     = [ "for each" key { "," key } ":" ] expr cmp expr [ "±" tolerance ]
+//	cmp       = "<" | "<=" | ">" | ">=" | "="        ("=" only with a tolerance)
+//	tolerance = number [ "%" ]                       ("+/-" may be written for "±")
+//	expr      = term { ("+" | "-") term }
+//	term      = unary { ("*" | "/") unary }
+//	unary     = [ "-" ] primary
+//	primary   = number [ "%" ] | "(" expr ")" | agg "(" operand ")" | operand
+//	agg       = "mean" | "median" | "min" | "max"
+//	operand   = { selector } metric
+//	selector  = key "=" value        (value: up to the next space, or "double quoted")
 //
-// An operand is the aggregate (mean by default) of a metric over the cells — every seed — whose
-// axis values match its selectors, within the figure's where filter and the current for-each
-// group. Keys may be short (policy = policy.name, machines = workload.machines). Examples:
+// An operand is the aggregate (mean by default) of a metric over the cells — every seed, or
+// one seed's — whose axis values match its selectors, within the figure's where filter and the
+// current for-each group. Keys may be short (policy = policy.name, machines =
+// workload.machines). Examples:
 //
 //	policy=srpt avg_jct_s < policy=fifo avg_jct_s
 //	for each machines: policy=srpt avg_jct_s <= 80% * policy=fifo avg_jct_s
 //	policy=drf p95_jct_s / policy=fifo p95_jct_s > 1.1
-//	machines=50 utilization.cpu < machines=25 utilization.cpu
+//	policy=sp by_class.tq.avg_jct_s / policy=bpf by_class.tq.avg_jct_s = 3.05 ± 25%
+//	policy=sp by_class.tq.avg_jct_s / policy=bpf by_class.tq.avg_jct_s >= 3.05 ± 25%
+//	policy=bpf by_class.lq.avg_jct_s = policy=sp by_class.lq.avg_jct_s ± 5%
 //
-// With "for each", the check must hold in every group of the listed keys' values.
+// The effect a check measures follows its shape: with a constant side, the other side as
+// written (a ratio written A / B stays one); with measurements on both sides, their ratio, any
+// positive constant factor moving into the threshold (A <= 80% * B is A / B against 0.8), or
+// their difference when a side is not positive or the tolerance is absolute. A tolerance
+// loosens the comparison around the right-hand side: "= P ± t" asks for ours within P ± t,
+// "<= P ± t" for at most P + t, ">= P ± t" for at least P − t; "t%" is a fraction of |P|.
+//
+// Evaluate measures the effect on each seed the operands' cells share and takes Student's t
+// interval over seeds (on the log scale for ratios, giving a geometric mean), or bootstraps each
+// operand's seeds when they share none; Judge gives the verdict (held, not significant, not
+// held) against the threshold and the practical margin (DefaultMargin when the check compares
+// two measurements without a factor or tolerance of its own). With "for each", every group is
+// judged and the claim takes the worst verdict (Worst).
 package claim
 
 import (

@@ -48,6 +48,9 @@ type OperandValue struct {
 type SeedValue struct {
 	Seed             int64
 	LHS, RHS, Effect float64
+	// num and den are the measured parts of a ratio or difference (the sides without their
+	// constant factors).
+	num, den float64
 }
 
 // Effect kinds: how a check's comparison is measured.
@@ -258,7 +261,24 @@ func Evaluate(c *Check, src Source, o Options) (*Outcome, error) {
 	if kind == EffectDifference && p.kind == EffectRatio {
 		out.Reason += "; compared as a difference, since a side of the ratio is not positive"
 	}
+	if p.kind != EffectValue && identical(whole, out.PerSeed) {
+		out.Reason += "; the compared sides are identical in every seed, so the check cannot tell them apart"
+	}
 	return out, nil
+}
+
+// identical reports whether a comparison's two measured parts are equal over all cells and on
+// every seed measured: the policies or settings compared behave identically.
+func identical(whole sides, per []SeedValue) bool {
+	if whole.num != whole.den {
+		return false
+	}
+	for _, s := range per {
+		if s.num != s.den {
+			return false
+		}
+	}
+	return true
 }
 
 // Measure estimates an expression over seeds as Evaluate measures a value effect: the mean
@@ -353,7 +373,7 @@ func (p *plan) paired(c *Check, src Source, seeds []int64, kind string, out *Out
 	xs := make([]float64, len(per))
 	for i, v := range per {
 		xs[i] = p.effect(kind, v)
-		out.PerSeed = append(out.PerSeed, SeedValue{Seed: seeds[i], LHS: v.lhs, RHS: v.rhs, Effect: xs[i]})
+		out.PerSeed = append(out.PerSeed, SeedValue{Seed: seeds[i], LHS: v.lhs, RHS: v.rhs, Effect: xs[i], num: v.num, den: v.den})
 	}
 	n := len(xs)
 	if slices.ContainsFunc(xs, func(x float64) bool { return math.IsNaN(x) || math.IsInf(x, 0) }) {

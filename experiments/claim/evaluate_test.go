@@ -136,7 +136,9 @@ func TestEvaluateOnSyntheticCells(t *testing.T) {
 		{"a deterministic effect inside the margin is not held", sweep([]float64{99, 99, 99}, []float64{100, 100, 100}, 0),
 			"policy=a t_s < policy=b t_s", nil, NotHeld, EffectRatio, "identical in all 3 seeds", "is not below 0.95"},
 		{"identical policies do not make a claim hold", sweep([]float64{7, 7}, []float64{7, 7}, 0),
-			"policy=a t_s < policy=b t_s", nil, NotHeld, EffectRatio, "identical in all 2 seeds", ""},
+			"policy=a t_s < policy=b t_s", nil, NotHeld, EffectRatio, "identical in all 2 seeds", "the compared sides are identical in every seed"},
+		{"identical sides are flagged even when a stated tolerance holds", sweep([]float64{7, 7}, []float64{7, 7}, 0),
+			"policy=a t_s <= 101% * policy=b t_s", nil, Held, EffectRatio, "identical in all 2 seeds", "cannot tell them apart"},
 		{"one seed is judged by the margin alone", sweep([]float64{50}, []float64{100}, 0),
 			"policy=a t_s < policy=b t_s", nil, Held, EffectRatio, "one seed", "by the margin alone"},
 		{"a stated factor replaces the default margin", sweep([]float64{78, 77, 79, 78}, []float64{100, 99, 101, 100}, 0),
@@ -228,7 +230,7 @@ func TestOutcomeRecordsSidesAndOperands(t *testing.T) {
 	if out.LHS != 100 || out.RHS != 200 || len(out.Operands) != 2 || out.Operands[0] != (OperandValue{"policy=a t_s", 50, 2}) {
 		t.Errorf("sides %v, %v; operands %+v", out.LHS, out.RHS, out.Operands)
 	}
-	if len(out.PerSeed) != 2 || out.PerSeed[0] != (SeedValue{Seed: 1, LHS: 80, RHS: 200, Effect: 0.8}) {
+	if p := out.PerSeed; len(p) != 2 || p[0].Seed != 1 || p[0].LHS != 80 || p[0].RHS != 200 || p[0].Effect != 0.8 {
 		t.Errorf("per seed %+v", out.PerSeed)
 	}
 	// The factor 2 moves into the threshold: the effect is (a + a) / b against 2.
