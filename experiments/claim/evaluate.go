@@ -80,7 +80,13 @@ type Outcome struct {
 	Test     Test
 	Verdict  Verdict
 	Reason   string
+	// Identical is set when the two measured sides are equal on every cell and seed: the
+	// settings compared behave identically, and the check cannot tell them apart.
+	Identical bool
 }
+
+// IdenticalNote ends the reason of a comparison whose sides are identical.
+const IdenticalNote = "the compared sides are identical in every seed, so the check cannot tell them apart"
 
 // plan is how a check is measured, fixed by its shape.
 type plan struct {
@@ -262,7 +268,8 @@ func Evaluate(c *Check, src Source, o Options) (*Outcome, error) {
 		out.Reason += "; compared as a difference, since a side of the ratio is not positive"
 	}
 	if p.kind != EffectValue && identical(whole, out.PerSeed) {
-		out.Reason += "; the compared sides are identical in every seed, so the check cannot tell them apart"
+		out.Identical = true
+		out.Reason += "; " + IdenticalNote
 	}
 	return out, nil
 }

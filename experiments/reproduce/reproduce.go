@@ -482,14 +482,19 @@ func claimReasons(c ClaimResult) []string {
 	if c.Err != nil {
 		return nil
 	}
-	var out []string
+	var out, same []string
 	for _, g := range c.Groups {
 		switch {
 		case len(c.Groups) == 1:
 			out = append(out, g.Reason)
 		case g.Verdict != claim.Held:
 			out = append(out, g.Group+": "+g.Reason)
+		case g.Identical:
+			same = append(same, g.Group)
 		}
+	}
+	if len(same) > 0 {
+		out = append(out, strings.Join(same, ", ")+": "+claim.IdenticalNote)
 	}
 	if c.Note != "" {
 		out = append(out, "Note: "+c.Note)

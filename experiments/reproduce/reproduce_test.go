@@ -650,3 +650,17 @@ func TestChromiumCheckCatchesBrokenImages(t *testing.T) {
 		t.Errorf("a broken image was not caught:\n%s", dom)
 	}
 }
+
+// TestClaimReasons checks what explains a claim of several groups: the reasons of the groups
+// that did not hold, the groups whose compared sides are identical, then the spec's note.
+func TestClaimReasons(t *testing.T) {
+	c := ClaimResult{Verdict: claim.NotHeld, Note: "a modelling difference", Groups: []GroupResult{
+		{Group: "tqs=1", Outcome: &claim.Outcome{Verdict: claim.Held, Identical: true, Reason: "1 is below 1.01; " + claim.IdenticalNote}},
+		{Group: "tqs=2", Outcome: &claim.Outcome{Verdict: claim.Held, Reason: "0.5 is below 1.01"}},
+		{Group: "tqs=4", Outcome: &claim.Outcome{Verdict: claim.NotHeld, Reason: "1.2 is not below 1.01"}},
+	}}
+	want := []string{"tqs=4: 1.2 is not below 1.01", "tqs=1: " + claim.IdenticalNote, "Note: a modelling difference"}
+	if got := claimReasons(c); !slices.Equal(got, want) {
+		t.Errorf("claimReasons = %q, want %q", got, want)
+	}
+}
