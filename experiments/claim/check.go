@@ -43,7 +43,6 @@ package claim
 import (
 	"fmt"
 	"math"
-	"strconv"
 	"strings"
 )
 
@@ -115,9 +114,11 @@ func (o *Operand) Operands(f func(*Operand)) { f(o) }
 func (o *Operand) String() string {
 	var b strings.Builder
 	for _, s := range o.Where {
+		// The language has no escapes: a value the lexer read between double quotes (it has
+		// no quote of its own) is written back between them.
 		v := s.Value
-		if strings.ContainsAny(v, " \t()\",") || v == "" {
-			v = strconv.Quote(v)
+		if strings.ContainsAny(v, " \t\n(),") || v == "" || v[0] == '=' {
+			v = `"` + v + `"`
 		}
 		fmt.Fprintf(&b, "%s=%s ", s.Key, v)
 	}
