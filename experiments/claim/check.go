@@ -43,7 +43,10 @@ package claim
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
+
+	"github.com/schedlab/schedlab/report/stats"
 )
 
 // Check is a parsed claim check.
@@ -102,6 +105,20 @@ type Operand struct {
 	Metric string
 	// Agg is mean, median, min or max.
 	Agg string
+}
+
+// Aggregate reduces an operand's values by its aggregate: agg is "mean" (or empty), "median",
+// "min" or "max"; vals must not be empty.
+func Aggregate(agg string, vals []float64) float64 {
+	switch agg {
+	case "median":
+		return stats.Median(vals)
+	case "min":
+		return slices.Min(vals)
+	case "max":
+		return slices.Max(vals)
+	}
+	return stats.Mean(vals)
 }
 
 // Eval resolves the operand with env.

@@ -36,14 +36,8 @@ func TestParseCheck(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			c, err := ParseCheck(tt.src)
-			if tt.err != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.err) {
-					t.Fatalf("ParseCheck(%q) error = %v, want %q", tt.src, err, tt.err)
-				}
+			if errorWanted(t, err, tt.err) {
 				return
-			}
-			if err != nil {
-				t.Fatalf("ParseCheck(%q): %v", tt.src, err)
 			}
 			if got := c.String(); got != tt.want {
 				t.Errorf("String() = %q, want %q", got, tt.want)
@@ -129,16 +123,29 @@ func TestNormalize(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			err = c.Normalize(norm)
-			if tt.err != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.err) {
-					t.Fatalf("Normalize error = %v, want %q", err, tt.err)
-				}
+			if errorWanted(t, c.Normalize(norm), tt.err) {
 				return
 			}
-			if err != nil || c.String() != tt.want {
-				t.Errorf("Normalize: %q, %v; want %q", c.String(), err, tt.want)
+			if c.String() != tt.want {
+				t.Errorf("Normalize: %q, want %q", c.String(), tt.want)
 			}
 		})
 	}
+}
+
+// errorWanted reports whether a case expects an error (want is a part of its message), failing
+// the test when err does not match: an error where none is wanted, or none or another where one
+// is.
+func errorWanted(t *testing.T, err error, want string) bool {
+	t.Helper()
+	if want == "" {
+		if err != nil {
+			t.Fatalf("unexpected error: %v", err)
+		}
+		return false
+	}
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("error = %v, want one containing %q", err, want)
+	}
+	return true
 }

@@ -7,8 +7,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-
-	"github.com/schedlab/schedlab/report/stats"
 )
 
 // cell is a synthetic sweep cell: its policy, seed and metric values.
@@ -70,15 +68,7 @@ func (cs cells) Value(o *Operand, seeds []int64) (float64, int, error) {
 	if len(xs) == 0 {
 		return 0, 0, fmt.Errorf("no cells match %s", o)
 	}
-	switch o.Agg {
-	case "median":
-		return stats.Median(xs), len(xs), nil
-	case "min":
-		return slices.Min(xs), len(xs), nil
-	case "max":
-		return slices.Max(xs), len(xs), nil
-	}
-	return stats.Mean(xs), len(xs), nil
+	return Aggregate(o.Agg, xs), len(xs), nil
 }
 
 // sweep builds cells of policies a and b with the given per-seed values of metric t_s (seeds

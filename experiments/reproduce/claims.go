@@ -9,7 +9,6 @@ import (
 	"github.com/schedlab/schedlab/experiments"
 	"github.com/schedlab/schedlab/experiments/claim"
 	"github.com/schedlab/schedlab/experiments/sweep"
-	"github.com/schedlab/schedlab/report/stats"
 )
 
 // GroupResult is a claim judged in one for-each group (or over everything): the sides over
@@ -115,15 +114,7 @@ func (s source) Value(o *claim.Operand, seeds []int64) (float64, int, error) {
 	if len(vals) == 0 {
 		return 0, 0, fmt.Errorf("no values of %s in the matching cells", o.Metric)
 	}
-	switch o.Agg {
-	case "median":
-		return stats.Median(vals), len(vals), nil
-	case "min":
-		return slices.Min(vals), len(vals), nil
-	case "max":
-		return slices.Max(vals), len(vals), nil
-	}
-	return stats.Mean(vals), len(vals), nil
+	return claim.Aggregate(o.Agg, vals), len(vals), nil
 }
 
 // checkClaim judges a claim in every for-each group of the figure's rows.
