@@ -68,8 +68,11 @@ func orDash(s string) string {
 
 // numberText formats our value of a reference number.
 func numberText(n NumberResult) string {
-	if n.Err != nil {
+	switch {
+	case n.Err != nil:
 		return n.Err.Error()
+	case n.Expr == "":
+		return "—"
 	}
 	return estimateText(n.Ours)
 }
@@ -311,7 +314,7 @@ type htmlSpec struct {
 	Informational string
 }
 
-var pageTmpl = template.Must(template.New("page").Funcs(template.FuncMap{"num": fmtNum}).Parse(`<!DOCTYPE html>
+var pageTmpl = template.Must(template.New("page").Parse(`<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">

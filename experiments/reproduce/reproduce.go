@@ -27,7 +27,6 @@ import (
 	"github.com/schedlab/schedlab/experiments/jvu"
 	"github.com/schedlab/schedlab/experiments/sweep"
 	"github.com/schedlab/schedlab/report"
-	"github.com/schedlab/schedlab/report/stats"
 )
 
 // Output names inside the reproduce directory.
@@ -414,14 +413,6 @@ func dataURI(mime string, b []byte) string {
 	return "data:" + mime + ";base64," + base64.StdEncoding.EncodeToString(b)
 }
 
-// fmtNum formats a number for the report.
-func fmtNum(v float64) string {
-	if math.IsNaN(v) {
-		return "—"
-	}
-	return report.FormatNumber(v)
-}
-
 // referenceLine renders "Paper, Figure: caption".
 func referenceLine(r *experiments.Reference) string {
 	if r == nil {
@@ -500,13 +491,4 @@ func claimReasons(c ClaimResult) []string {
 		out = append(out, "Note: "+c.Note)
 	}
 	return out
-}
-
-// meanCI formats a sample as mean ± CI.
-func meanCI(xs []float64) string {
-	ci, err := stats.MeanCI95(xs)
-	if err != nil {
-		return "n/a"
-	}
-	return report.FormatCI(ci)
 }
