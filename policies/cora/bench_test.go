@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/schedlab/schedlab/internal/testutil"
+	"github.com/schedlab/schedlab/policies/internal/jobwork"
 	"github.com/schedlab/schedlab/traces"
 	"github.com/schedlab/schedlab/traces/generate/cora"
 )
@@ -23,12 +24,12 @@ func activeInstance(tb testing.TB, n int, slot traces.Time, seed uint64) *Proble
 	if err != nil {
 		tb.Fatal(err)
 	}
-	jobs := make([]JobWork, n)
+	jobs := make([]jobwork.Job, n)
 	var now traces.Time
 	for i := range w.Jobs {
 		j := &w.Jobs[i]
 		now = max(now, j.Submit)
-		jobs[i] = JobWork{Utility: j.Utility, Submit: j.Submit}
+		jobs[i] = jobwork.Job{Utility: j.Utility, Submit: j.Submit}
 		for s := range j.Stages {
 			st := &j.Stages[s]
 			jobs[i].Work[0] += float64(st.Tasks) * traces.Seconds(st.Duration) * st.Demand.Float(0)

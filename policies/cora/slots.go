@@ -3,50 +3,9 @@ package cora
 import (
 	"math"
 
-	"github.com/schedlab/schedlab/policies"
+	"github.com/schedlab/schedlab/policies/internal/jobwork"
 	"github.com/schedlab/schedlab/traces"
 )
-
-// JobWork is what the slotted model needs of one active job: its remaining work per resource
-// dimension, in resource units × seconds (one container for one second is 1 in the CORA
-// workload), and its utility.
-type JobWork struct {
-	Work    [traces.MaxDims]float64
-	Utility *traces.Utility // nil: a flat utility of 0
-	Submit  traces.Time
-}
-
-// Remaining measures job j's remaining estimated work from the View: every task not finished
-// contributes its stage's demand × time left — the whole estimate for a task waiting (in a
-// runnable or a locked stage), the estimate less the time it has run for a running task (at
-// least 0). This is CORA's R_i "scaled by task duration" (§III-A): tasks count by how long they
-// hold their container, not one each.
-func Remaining(v policies.View, j policies.JobID) JobWork {
-	info := v.Job(j)
-	jw := JobWork{Utility: info.Utility, Submit: info.Submit}
-	now := v.Now()
-	running := v.RunningTasks(j)
-	for s := range info.Stages {
-		st := &info.Stages[s]
-		ss := v.StageState(j, int32(s))
-		waiting := int64(st.Tasks) - int64(ss.Finished) - int64(ss.Running)
-		left := float64(max(waiting, 0)) * traces.Seconds(st.Estimate)
-		for _, rt := range running {
-			if rt.Stage == int32(s) {
-				left += traces.Seconds(max(st.Estimate-(now-rt.Start), 0))
-			}
-		}
-		if left == 0 {
-			continue
-		}
-		for d := range st.Demand {
-			if st.Demand[d] > 0 {
-				jw.Work[d] += left * st.Demand.Float(d)
-			}
-		}
-	}
-	return jw
-}
 
 // Slotting maps jobs' remaining work and utilities onto CORA's slotted time (§II, §III-A):
 //
@@ -78,7 +37,7 @@ func NewSlotting(now, slot traces.Time, capacity traces.Vec) Slotting {
 }
 
 // Problem builds the instance for jobs with the given capacity.
-func (s Slotting) Problem(capacity traces.Vec, jobs []JobWork) *Problem {
+func (s Slotting) Problem(capacity traces.Vec, jobs []jobwork.Job) *Problem {
 	p := &Problem{Work: make([][]int64, len(jobs))}
 	for _, d := range s.Dims {
 		p.Capacity = append(p.Capacity, capacity[d]/traces.Unit)
@@ -114,7 +73,7 @@ func (s Slotting) Problem(capacity traces.Vec, jobs []JobWork) *Problem {
 // slotUtilities evaluates U_i at slot ends on demand.
 type slotUtilities struct {
 	s    Slotting
-	jobs []JobWork
+	jobs []jobwork.Job
 }
 
 func (u *slotUtilities) At(i, t int) float64 {
