@@ -1,21 +1,23 @@
 package cora
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"testing"
 
 	"github.com/schedlab/schedlab/internal/testutil"
 	"github.com/schedlab/schedlab/policies/internal/jobwork"
+	"github.com/schedlab/schedlab/policies/solver"
 	"github.com/schedlab/schedlab/traces"
 	"github.com/schedlab/schedlab/traces/generate/cora"
 )
 
-// activeInstance builds the CORA problem of n active jobs from the paper's workload recipe
-// (generate/cora defaults: 20/60/20% critical/sensitive/insensitive, sigmoid utilities, targets
-// scaled by the active jobs), all submitted within a few seconds of each other and none started:
-// the state of a cluster with n active jobs, at the last submission.
-func activeInstance(tb testing.TB, n int, slot traces.Time, seed uint64) *Problem {
+// activeState is n active jobs of the paper's workload recipe (generate/cora defaults: 20/60/20%
+// critical/sensitive/insensitive, sigmoid utilities, targets scaled by the active jobs), all
+// submitted within a few seconds of each other and none started — a cluster with n active jobs,
+// at the last submission — with the policy's default slotting.
+func activeState(tb testing.TB, n int, seed uint64) (Slotting, traces.Vec, []jobwork.Job) {
 	tb.Helper()
 	o := cora.Defaults()
 	o.Jobs = n
@@ -35,28 +37,76 @@ func activeInstance(tb testing.TB, n int, slot traces.Time, seed uint64) *Proble
 			jobs[i].Work[0] += float64(st.Tasks) * traces.Seconds(st.Duration) * st.Demand.Float(0)
 		}
 	}
-	sl := NewSlotting(now, slot, w.Cluster.Total())
-	return sl.Problem(w.Cluster.Total(), jobs)
+	capacity := w.Cluster.Total()
+	sl := NewSlotting(now, DefaultSlot, capacity)
+	sl.Fit(capacity, jobs, DefaultMaxSlots)
+	return sl, capacity, jobs
 }
 
-// BenchmarkExact times the exact solver on n active jobs (the 10/100/1000 growth).
-func BenchmarkExact(b *testing.B) {
-	for _, slot := range []int{10, 30} {
+// activeInstance is activeState's problem.
+func activeInstance(tb testing.TB, n int, seed uint64) *Problem {
+	sl, capacity, jobs := activeState(tb, n, seed)
+	return sl.Problem(capacity, jobs)
+}
+
+// BenchmarkDecide times one decision — building the slotted problem from the jobs' remaining
+// work and solving it — at 10, 100 and 1,000 active jobs. solver=lp also solves the instance
+// with the exact solver in the same run and reports the ratio (lp-vs-exact) and whether both
+// reached the same sorted utility vector (same-vector).
+func BenchmarkDecide(b *testing.B) {
+	for _, name := range []string{SolverExact, SolverLP} {
 		for _, n := range []int{10, 100, 1000} {
-			b.Run(fmt.Sprintf("slot_s=%d/jobs=%d", slot, n), func(b *testing.B) {
-				p := activeInstance(b, n, traces.Time(slot)*traces.Second, 1)
-				var rounds int
-				cpu := testutil.CPUTime()
-				for b.Loop() {
+			if name == SolverLP && n > 100 {
+				continue // 4 million LP columns
+			}
+			b.Run(fmt.Sprintf("solver=%s/jobs=%d", name, n), func(b *testing.B) {
+				sl, capacity, jobs := activeState(b, n, 1)
+				decide := func() *Solution {
+					p := sl.Problem(capacity, jobs)
 					s, err := Exact(p, ExactBudget{})
 					if err != nil {
 						b.Fatal(err)
 					}
-					rounds = s.Stats.Rounds
+					return s
 				}
-				b.ReportMetric(float64((testutil.CPUTime()-cpu).Nanoseconds())/float64(b.N), "cpu-ns/op")
-				b.ReportMetric(float64(p.Slots), "slots")
-				b.ReportMetric(float64(rounds), "rounds")
+				var ms solver.ModelSolver
+				if name == SolverLP {
+					ms = newSolver(b)
+					decide = func() *Solution {
+						p := sl.Problem(capacity, jobs)
+						r, err := SolveLP(context.Background(), ms, p, ScaleResolvable, solver.Options{})
+						if err != nil {
+							b.Fatal(err)
+						}
+						return r.Solution
+					}
+				}
+				var sol *Solution
+				cpu := testutil.CPUTime()
+				for b.Loop() {
+					sol = decide()
+				}
+				perOp := float64((testutil.CPUTime() - cpu).Nanoseconds()) / float64(b.N)
+				b.ReportMetric(perOp, "cpu-ns/op")
+				b.ReportMetric(float64(sl.Problem(capacity, jobs).Slots), "slots")
+				if name == SolverLP {
+					p := sl.Problem(capacity, jobs)
+					const reps = 20
+					cpu := testutil.CPUTime()
+					var ex *Solution
+					for range reps {
+						ex, _ = Exact(p, ExactBudget{})
+					}
+					exOp := float64((testutil.CPUTime() - cpu).Nanoseconds()) / reps
+					b.ReportMetric(perOp/exOp, "lp-vs-exact")
+					same := 0.0
+					if CompareSorted(sol.Sorted(), ex.Sorted()) == 0 {
+						same = 1
+					}
+					b.ReportMetric(same, "same-vector")
+				} else {
+					b.ReportMetric(float64(sol.Stats.Rounds), "rounds")
+				}
 			})
 		}
 	}

@@ -106,8 +106,9 @@ func (p *CORA) decide(v policies.View, active []policies.JobID) error {
 		p.jobs = append(p.jobs, jobwork.Remaining(v, j))
 		p.meta = append(p.meta, Meta{Submit: info.Submit, Deadline: info.Deadline, Weight: info.Weight})
 	}
+	sl.Fit(capacity, p.jobs, p.cfg.maxSlots)
 	prob := sl.Problem(capacity, p.jobs)
-	rec := eventRecord{time: traces.Seconds(now), active: len(active), slots: prob.Slots, solver: p.cfg.solver}
+	rec := eventRecord{time: traces.Seconds(now), active: len(active), slots: prob.Slots, slot: traces.Seconds(sl.Slot), solver: p.cfg.solver}
 	p.counts.events++
 	sol, err := p.solve(prob, &rec)
 	if err != nil {

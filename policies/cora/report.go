@@ -19,6 +19,7 @@ type eventRecord struct {
 	time     float64 // simulated seconds
 	active   int
 	slots    int
+	slot     float64 // seconds
 	solver   string
 	status   string
 	err      string
@@ -73,6 +74,7 @@ func (l *eventLog) table(lp bool) policies.Table {
 		f("time_s", func(r *eventRecord) float64 { return r.time }),
 		in("active_jobs", func(r *eventRecord) int64 { return int64(r.active) }),
 		in("slots", func(r *eventRecord) int64 { return int64(r.slots) }),
+		f("slot_s", func(r *eventRecord) float64 { return r.slot }),
 		s("solver", func(r *eventRecord) string { return r.solver }),
 		s("status", func(r *eventRecord) string { return r.status }),
 		s("error", func(r *eventRecord) string { return r.err }),

@@ -9,7 +9,9 @@ import (
 
 // Slotting maps jobs' remaining work and utilities onto CORA's slotted time (§II, §III-A):
 //
-//   - Time from now is cut into slots of Slot; slot t is (now + (t-1)·Slot, now + t·Slot].
+//   - Time from now is cut into slots of Slot; slot t is (now + (t-1)·Slot, now + t·Slot]. Slot
+//     is the configured length, stretched when needed so that |T| ≤ MaxSlots (see Fit): a
+//     rolling horizon of bounded size, fine when few jobs are active and coarser under load.
 //   - Resource r's capacity C^r is the cluster's capacity in whole units (40 containers in the
 //     CORA workload, where a container is 1.0 cpu); dimensions with no capacity are left out.
 //   - R_i^r = ⌈remaining work in unit-seconds / Slot⌉: unit-slots, so a task of 30 s on one
@@ -23,6 +25,27 @@ type Slotting struct {
 	Slot traces.Time
 	// Dims are the dimensions modelled, in order: Problem resource k is dimension Dims[k].
 	Dims []int
+}
+
+// Fit stretches the slot, if needed, so that the jobs' work fits into about maxSlots slots
+// (maxSlots ≤ 0: no bound): Slot becomes at least max_r Σ_i work_i^r / (C^r · maxSlots),
+// rounded up to a whole millisecond. Rounding each job's work up to whole unit-slots can add
+// ⌈jobs / C⌉ more.
+func (s *Slotting) Fit(capacity traces.Vec, jobs []jobwork.Job, maxSlots int) {
+	if maxSlots <= 0 {
+		return
+	}
+	need := 0.0
+	for _, d := range s.Dims {
+		var w float64
+		for i := range jobs {
+			w += jobs[i].Work[d]
+		}
+		need = max(need, w/(float64(capacity[d]/traces.Unit)*float64(maxSlots)))
+	}
+	if min := traces.FromSeconds(need) + traces.Millisecond; s.Slot < min {
+		s.Slot = (min + traces.Millisecond - 1) / traces.Millisecond * traces.Millisecond
+	}
 }
 
 // NewSlotting picks the dimensions with at least one whole unit of capacity.
