@@ -107,7 +107,7 @@ func BuildFINAL(p *Problem, scale float64, names bool) (*FINAL, error) {
 	}
 	k := math.Max(float64(n*T*R), 2)
 	scale = ScaleFor(scale, k, umax)
-	f := &FINAL{Model: solver.NewModel("cora-final"), Scale: scale, K: k, p: p, x: make([]solver.Var, n*T*R)}
+	f := &FINAL{Model: solver.NewModel("cora_final"), Scale: scale, K: k, p: p, x: make([]solver.Var, n*T*R)}
 	m := f.Model
 	lnk := math.Log(k)
 	name := func(format string, a ...any) string {

@@ -20,7 +20,8 @@ const Name = "cora"
 type CORA struct {
 	cfg  config
 	dump string
-	lp   *solver.Solver // created at the first LP solve
+	lp   solver.ModelSolver // created at the first LP solve (tests may set it)
+	done func()             // releases lp
 	fill grant.Filler
 
 	// Scratch for building a problem.
@@ -155,7 +156,7 @@ func (p *CORA) solve(prob *Problem, rec *eventRecord) (*Solution, error) {
 		if err != nil {
 			return nil, err
 		}
-		p.lp = s
+		p.lp, p.done = s, func() { s.Close() }
 	}
 	lpr := &lpRecord{}
 	rec.lp = lpr

@@ -247,9 +247,9 @@ func quantile(sorted []float64, q float64) float64 {
 // evaluation the cora.shadow.* summaries (shadowLog.metrics). It also releases the LP solver's
 // instance.
 func (p *CORA) Report(policies.ReportContext) (*policies.Report, error) {
-	if p.lp != nil {
-		p.lp.Close()
-		p.lp = nil
+	if p.done != nil {
+		p.done()
+		p.lp, p.done = nil, nil
 	}
 	c := p.counts
 	m := map[string]float64{
