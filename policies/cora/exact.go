@@ -56,24 +56,41 @@ var DefaultExactBudget = ExactBudget{Checks: 1 << 14, Branches: 256}
 //
 // # Correctness
 //
-// Invariant: some lexicographically optimal T* agrees with every fixed job's utility, and every
-// free job i has T*_i ≤ its current deadline, which is D_i(its current utility), the loosest
-// deadline for that utility. Initially true (deadline |T|). Let v be the smallest free utility.
-// (1) A job that cannot rise above v while every other free job keeps at least its current
-// utility cannot rise above v in any solution in which the others keep their utilities —
-// raising utilities only tightens deadlines, and feasibility is monotone — so in T* it has
-// exactly v (T* keeps everyone at least where the invariant puts them, else it would be
-// lexicographically smaller than the current feasible point's completion): fixing it at its
-// loosest deadline for v loses no solution. (2) When one job is at v, raising it alone is the
-// only way to lift the minimum, so every step that is feasible is taken by T* as well (a T*
-// leaving i lower would have the sorted vector's first free entry smaller than a feasible
-// alternative); the jump merely performs those steps together. (3) In a tie, the sorted vector
-// counts the jobs at v before anything above: T* keeps a minimum number of L at v, and exactly
-// the sets K the solver enumerates do so; branching over all of them and comparing complete
-// solutions picks T*'s choice or an equally good one. Each round fixes a job or strictly raises
-// the smallest free utility, so the solver ends, with every job fixed at a feasible deadline;
-// by the invariant that is a lexicographic optimum. The differential test checks this against
-// enumeration of every slot assignment on random instances with ties.
+// Write X for the current configuration (fixed jobs at their deadlines, free jobs at theirs,
+// always feasible: every move is checked) and sorted(·) for a configuration's utility vector
+// sorted ascending. Invariant: some lexicographically optimal feasible T* has every fixed job at
+// the utility it was fixed with and every free job i at T*_i ≤ dl_i (utility at least its current
+// one). It holds at the start (dl = |T|). Two facts carry the steps. (F1) Fixed utilities never
+// exceed the smallest free one (jobs are fixed at the current bottom, which only rises), so
+// sorted(T*) is the fixed utilities followed by the free ones; hence for any feasible Y that
+// agrees with X on the fixed jobs, sorted(T*) ⪰ sorted(Y) implies min over free jobs of T* ≥ min
+// over free jobs of Y. (F2) If a free job j cannot move to deadline d while every other job
+// stays where it is, no feasible configuration has j at ≤ d and the others at ≤ their current
+// deadlines (monotonicity); so T*_j > d.
+//
+//   - One job i at the bottom v, next value v2: the solver moves i to D' ≥ D_i(v2), feasible,
+//     giving Y with free minimum min(U_i(D'), v2). By (F1) every free job of T* has utility ≥
+//     that. If D' = D_i(v2), U_i(T*_i) ≥ v2 so T*_i ≤ D_i(v2) = D': the invariant holds for the
+//     new deadline. If D' > D_i(v2) (stopped short), U_i(T*_i) ≥ U_i(D'), and by (F2) (D'−1 ≥
+//     D_i(v2) is not reachable) U_i(T*_i) ≤ U_i(D'): T* gives i exactly U_i(D'), and fixing i at
+//     the loosest deadline of that value keeps the invariant (a looser deadline for a fixed
+//     value leaves T* feasible). If i cannot move at all, the same argument with D' = dl_i, and
+//     if it is at its best value, trivially.
+//   - Several jobs L at the bottom v: one that cannot rise alone has exactly v in T* by (F1) and
+//     (F2). If the rest L' can rise together, Y has free minimum > v, so by (F1) every job of L'
+//     has more than v in T*, i.e. T*_j ≤ its next-value deadline: raising them all keeps the
+//     invariant. Otherwise T* keeps some K* ⊆ L' at v; T*'s sorted vector counts its jobs at v
+//     before anything above, and a configuration keeping fewer of L' at v (with the others
+//     above) would beat it, so |K*| is the smallest size of a K for which L'∖K can rise
+//     together — and K* is such a set, since T* itself has L'∖K* above v within the others'
+//     deadlines. The solver enumerates all those smallest sets; in the branch for K* the
+//     invariant holds, so that branch ends with sorted(T*), and keeping the lexicographically
+//     best branch loses nothing.
+//
+// Every round fixes a job or raises the smallest free utility, and utilities are finitely many,
+// so the solver ends with every job fixed; the final X then has sorted(X) = sorted(T*). The
+// differential test checks this against enumerating every slot assignment on random instances
+// with ties, flat utilities and two resources.
 //
 // # Cost and the budget
 //
