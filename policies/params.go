@@ -7,74 +7,67 @@ import (
 	"strings"
 )
 
-// ParamFloat reads an optional finite number from params (config decoders deliver ints, floats
-// or, from --set and the environment, text), returning def when the key is absent or null.
-func ParamFloat(params map[string]any, key string, def float64) (float64, error) {
-	raw, ok := params[key]
-	if !ok || raw == nil {
-		return def, nil
-	}
+// ParamNumber converts a policy.params value to float64: the numeric types configuration
+// decoders produce, and numeric text (--set and environment values arrive as strings). NaN is
+// rejected.
+func ParamNumber(v any) (float64, bool) {
 	var f float64
-	switch x := raw.(type) {
+	switch x := v.(type) {
 	case float64:
 		f = x
 	case float32:
 		f = float64(x)
 	case int:
 		f = float64(x)
-	case int64:
+	case int8:
+		f = float64(x)
+	case int16:
 		f = float64(x)
 	case int32:
+		f = float64(x)
+	case int64:
+		f = float64(x)
+	case uint:
+		f = float64(x)
+	case uint8:
+		f = float64(x)
+	case uint16:
+		f = float64(x)
+	case uint32:
 		f = float64(x)
 	case uint64:
 		f = float64(x)
 	case string:
-		v, err := strconv.ParseFloat(strings.TrimSpace(x), 64)
-		if err != nil {
-			return 0, fmt.Errorf("policy.params.%s: want a number, got %q", key, x)
+		var err error
+		if f, err = strconv.ParseFloat(strings.TrimSpace(x), 64); err != nil {
+			return 0, false
 		}
-		f = v
 	default:
-		return 0, fmt.Errorf("policy.params.%s: want a number, got %v (%T)", key, raw, raw)
+		return 0, false
 	}
-	if math.IsNaN(f) || math.IsInf(f, 0) {
-		return 0, fmt.Errorf("policy.params.%s: want a finite number, got %v", key, f)
-	}
-	return f, nil
+	return f, !math.IsNaN(f)
 }
 
-// ParamBool reads an optional boolean from params ("true"/"false" text accepted).
-func ParamBool(params map[string]any, key string, def bool) (bool, error) {
-	raw, ok := params[key]
-	if !ok || raw == nil {
-		return def, nil
-	}
-	switch b := raw.(type) {
+// ParamBool converts a policy.params value to bool: a boolean, or its text form.
+func ParamBool(v any) (bool, bool) {
+	switch b := v.(type) {
 	case bool:
-		return b, nil
+		return b, true
 	case string:
-		if v, err := strconv.ParseBool(strings.TrimSpace(b)); err == nil {
-			return v, nil
+		if x, err := strconv.ParseBool(strings.TrimSpace(b)); err == nil {
+			return x, true
 		}
 	}
-	return false, fmt.Errorf("policy.params.%s: want true or false, got %v", key, raw)
+	return false, false
 }
 
-// ParamChoice reads an optional string param that must be one of choices (the first is the
-// default when the key is absent), naming the valid ones in its error.
-func ParamChoice(params map[string]any, key string, choices ...string) (string, error) {
-	raw, ok := params[key]
-	if !ok || raw == nil {
-		return choices[0], nil
-	}
-	s, ok := raw.(string)
-	if ok {
-		s = strings.TrimSpace(s)
-		for _, c := range choices {
-			if s == c {
-				return s, nil
-			}
-		}
-	}
-	return "", fmt.Errorf("policy.params.%s: %v is not one of %s", key, raw, strings.Join(choices, ", "))
+// ParamString converts a policy.params value to a trimmed string (text only).
+func ParamString(v any) (string, bool) {
+	s, ok := v.(string)
+	return strings.TrimSpace(s), ok
+}
+
+// ParamError is the error for a policy.params value that is not what key wants.
+func ParamError(key, want string, got any) error {
+	return fmt.Errorf("policy.params.%s: want %s, got %v (%T)", key, want, got, got)
 }

@@ -84,7 +84,7 @@ func TestParamErrors(t *testing.T) {
 		params map[string]any
 		want   string
 	}{
-		{map[string]any{"solver": "simplex"}, "policy.params.solver: simplex is not one of exact, lp"},
+		{map[string]any{"solver": "simplex"}, "policy.params.solver: want exact or lp, got simplex"},
 		{map[string]any{"slot_s": 0}, "policy.params.slot_s: want seconds"},
 		{map[string]any{"max_slots": 2.5}, "policy.params.max_slots: want a whole number"},
 		{map[string]any{"lp_scale": "huge"}, "policy.params.lp_scale: want resolvable, no-underflow or a positive number"},

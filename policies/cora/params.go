@@ -1,9 +1,7 @@
 package cora
 
 import (
-	"fmt"
-	"strconv"
-	"strings"
+	"math"
 	"time"
 
 	"github.com/schedlab/schedlab/policies"
@@ -57,78 +55,83 @@ func parseParams(params map[string]any) (config, error) {
 		ParamCompareExact, ParamRRHAlpha, ParamRRHDiscount); err != nil {
 		return c, err
 	}
-	var err error
-	if c.solver, err = policies.ParamChoice(params, ParamSolver, SolverExact, SolverLP); err != nil {
-		return c, err
+	// number reads an optional number within [lo, hi], def when absent.
+	number := func(key string, def, lo, hi float64, want string) (float64, error) {
+		raw, ok := params[key]
+		if !ok || raw == nil {
+			return def, nil
+		}
+		f, ok := policies.ParamNumber(raw)
+		if !ok || f < lo || f > hi {
+			return 0, policies.ParamError(key, want, raw)
+		}
+		return f, nil
 	}
-	slot, err := policies.ParamFloat(params, ParamSlot, traces.Seconds(DefaultSlot))
+	flag := func(key string, def bool) (bool, error) {
+		raw, ok := params[key]
+		if !ok || raw == nil {
+			return def, nil
+		}
+		b, ok := policies.ParamBool(raw)
+		if !ok {
+			return false, policies.ParamError(key, "true or false", raw)
+		}
+		return b, nil
+	}
+	c.solver = SolverExact
+	if raw, ok := params[ParamSolver]; ok && raw != nil {
+		s, _ := policies.ParamString(raw)
+		if s != SolverExact && s != SolverLP {
+			return c, policies.ParamError(ParamSolver, SolverExact+" or "+SolverLP, raw)
+		}
+		c.solver = s
+	}
+	slot, err := number(ParamSlot, traces.Seconds(DefaultSlot), 0.001, 86400, "seconds in [0.001, 86400]")
 	if err != nil {
 		return c, err
-	}
-	if !(slot >= 0.001 && slot <= 86400) {
-		return c, fmt.Errorf("policy.params.%s: want seconds in [0.001, 86400], got %v", ParamSlot, slot)
 	}
 	c.slot = traces.FromSeconds(slot)
-	ms, err := policies.ParamFloat(params, ParamMaxSlots, DefaultMaxSlots)
+	ms, err := number(ParamMaxSlots, DefaultMaxSlots, 0, 1e6, "a whole number in [0, 1000000] (0: no bound)")
 	if err != nil {
 		return c, err
 	}
-	if ms != float64(int(ms)) || ms < 0 || ms > 1e6 {
-		return c, fmt.Errorf("policy.params.%s: want a whole number in [0, 1000000] (0: no bound), got %v", ParamMaxSlots, ms)
+	if ms != float64(int(ms)) {
+		return c, policies.ParamError(ParamMaxSlots, "a whole number in [0, 1000000] (0: no bound)", params[ParamMaxSlots])
 	}
 	c.maxSlots = int(ms)
 	if c.lpScale, err = parseScale(params[ParamLPScale]); err != nil {
 		return c, err
 	}
-	tl, err := policies.ParamFloat(params, ParamTimeLimit, 0)
+	tl, err := number(ParamTimeLimit, 0, 0, 86400, "seconds in [0, 86400] (0: none)")
 	if err != nil {
 		return c, err
 	}
-	if tl < 0 || tl > 86400 {
-		return c, fmt.Errorf("policy.params.%s: want seconds in [0, 86400] (0: none), got %v", ParamTimeLimit, tl)
-	}
 	c.timeLimit = time.Duration(tl * float64(time.Second))
-	if c.shadow, err = policies.ParamBool(params, ParamShadow, false); err != nil {
+	if c.shadow, err = flag(ParamShadow, false); err != nil {
 		return c, err
 	}
-	if c.compareExact, err = policies.ParamBool(params, ParamCompareExact, true); err != nil {
+	if c.compareExact, err = flag(ParamCompareExact, true); err != nil {
 		return c, err
 	}
-	sub := map[string]any{}
-	if v, ok := params[ParamRRHAlpha]; ok {
-		sub[rrh.ParamAlpha] = v
-	}
-	if v, ok := params[ParamRRHDiscount]; ok {
-		sub[rrh.ParamDiscount] = v
-	}
-	if c.rrh.Alpha, err = policies.ParamFloat(sub, rrh.ParamAlpha, c.rrh.Alpha); err != nil {
-		return c, fmt.Errorf("%s (as %s)", err, ParamRRHAlpha)
-	}
-	if c.rrh.Discount, err = policies.ParamFloat(sub, rrh.ParamDiscount, c.rrh.Discount); err != nil {
-		return c, fmt.Errorf("%s (as %s)", err, ParamRRHDiscount)
+	if c.rrh, err = rrh.ParseParams(params[ParamRRHAlpha], params[ParamRRHDiscount], ParamRRHAlpha, ParamRRHDiscount); err != nil {
+		return c, err
 	}
 	return c, nil
 }
 
 // parseScale reads lp_scale: "resolvable" (default), "no-underflow" or a positive number.
 func parseScale(raw any) (float64, error) {
-	switch x := raw.(type) {
-	case nil:
+	if raw == nil {
 		return ScaleResolvable, nil
-	case string:
-		switch strings.TrimSpace(x) {
-		case "resolvable":
-			return ScaleResolvable, nil
-		case "no-underflow":
-			return ScaleNoUnderflow, nil
-		}
-		if f, err := strconv.ParseFloat(strings.TrimSpace(x), 64); err == nil && f > 0 {
-			return f, nil
-		}
-	default:
-		if f, err := policies.ParamFloat(map[string]any{ParamLPScale: raw}, ParamLPScale, 0); err == nil && f > 0 {
-			return f, nil
-		}
 	}
-	return 0, fmt.Errorf("policy.params.%s: want resolvable, no-underflow or a positive number, got %v", ParamLPScale, raw)
+	switch s, _ := policies.ParamString(raw); s {
+	case "resolvable":
+		return ScaleResolvable, nil
+	case "no-underflow":
+		return ScaleNoUnderflow, nil
+	}
+	if f, ok := policies.ParamNumber(raw); ok && f > 0 && !math.IsInf(f, 0) {
+		return f, nil
+	}
+	return 0, policies.ParamError(ParamLPScale, "resolvable, no-underflow or a positive number", raw)
 }

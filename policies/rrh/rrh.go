@@ -2,7 +2,6 @@ package rrh
 
 import (
 	"cmp"
-	"fmt"
 	"math"
 	"slices"
 
@@ -101,21 +100,32 @@ func New(o policies.Options) (policies.Policy, error) {
 	if err := policies.CheckParams(o.Params, ParamAlpha, ParamDiscount); err != nil {
 		return nil, err
 	}
-	prm := DefaultParams()
-	var err error
-	if prm.Alpha, err = policies.ParamFloat(o.Params, ParamAlpha, prm.Alpha); err != nil {
+	prm, err := ParseParams(o.Params[ParamAlpha], o.Params[ParamDiscount], ParamAlpha, ParamDiscount)
+	if err != nil {
 		return nil, err
-	}
-	if prm.Alpha < 0 || prm.Alpha > 1 {
-		return nil, fmt.Errorf("policy.params.%s: want a weight in [0, 1], got %v", ParamAlpha, prm.Alpha)
-	}
-	if prm.Discount, err = policies.ParamFloat(o.Params, ParamDiscount, prm.Discount); err != nil {
-		return nil, err
-	}
-	if prm.Discount < 0 || prm.Discount > 1 {
-		return nil, fmt.Errorf("policy.params.%s: want a rate per second in [0, 1], got %v", ParamDiscount, prm.Discount)
 	}
 	return &RRH{prm: prm}, nil
+}
+
+// ParseParams reads α and δ from their raw parameter values (nil: the default), naming the keys
+// they came from in errors.
+func ParseParams(alpha, discount any, alphaKey, discountKey string) (Params, error) {
+	prm := DefaultParams()
+	if alpha != nil {
+		a, ok := policies.ParamNumber(alpha)
+		if !ok || a < 0 || a > 1 {
+			return prm, policies.ParamError(alphaKey, "a weight in [0, 1]", alpha)
+		}
+		prm.Alpha = a
+	}
+	if discount != nil {
+		d, ok := policies.ParamNumber(discount)
+		if !ok || d < 0 || d > 1 {
+			return prm, policies.ParamError(discountKey, "a rate per second in [0, 1]", discount)
+		}
+		prm.Discount = d
+	}
+	return prm, nil
 }
 
 // Name returns "rrh".

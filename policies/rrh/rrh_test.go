@@ -97,7 +97,7 @@ func TestParams(t *testing.T) {
 		want   string
 	}{
 		{map[string]any{"alpha": 1.5}, "alpha: want a weight in [0, 1]"},
-		{map[string]any{"alpha": "x"}, "alpha: want a number"},
+		{map[string]any{"alpha": "x"}, "alpha: want a weight in [0, 1], got x"},
 		{map[string]any{"discount_per_s": -1}, "discount_per_s"},
 		{map[string]any{"beta": 1}, "unknown parameter policy.params.beta (valid: alpha, discount_per_s)"},
 	} {
