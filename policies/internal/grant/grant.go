@@ -12,8 +12,9 @@ import (
 // Filler places tasks while a plan is built. It keeps the free capacity of every machine less
 // what the plan has started; set it up once per scheduling point with Reset.
 type Filler struct {
-	free  []traces.Vec
-	taken map[stageKey]int32
+	free    []traces.Vec
+	taken   map[stageKey]int32            // tasks started per stage in this plan
+	planned map[policies.JobID]traces.Vec // resources started per job in this plan
 }
 
 type stageKey struct {
@@ -33,8 +34,10 @@ func (f *Filler) Reset(v policies.View) {
 	}
 	if f.taken == nil {
 		f.taken = map[stageKey]int32{}
+		f.planned = map[policies.JobID]traces.Vec{}
 	}
 	clear(f.taken)
+	clear(f.planned)
 }
 
 // Start starts runnable tasks of job j, lowest stage first, while they fit on some machine and,
@@ -44,12 +47,7 @@ func (f *Filler) Start(v policies.View, p *policies.Plan, j policies.JobID, limi
 	info := v.Job(j)
 	var alloc traces.Vec
 	if limit != nil {
-		alloc = v.JobState(j).Alloc
-		for k, ts := range f.taken {
-			if k.job == j && ts > 0 {
-				alloc = alloc.Add(info.Stages[k.stage].Demand.Scale(int64(ts)))
-			}
-		}
+		alloc = v.JobState(j).Alloc.Add(f.planned[j])
 	}
 	started := 0
 	for _, s := range v.RunnableStages(j) {
@@ -66,6 +64,7 @@ func (f *Filler) Start(v policies.View, p *policies.Plan, j policies.JobID, limi
 			}
 			f.free[m] = f.free[m].Sub(d)
 			alloc = alloc.Add(d)
+			f.planned[j] = f.planned[j].Add(d)
 			f.taken[k]++
 			left--
 			started++
