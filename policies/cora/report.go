@@ -130,6 +130,17 @@ func (l *eventLog) table(lp bool) policies.Table {
 	return t
 }
 
+// comparators are the shadow evaluation's rules, by output name.
+var comparators = []struct {
+	name string
+	get  func(m *ShadowMins) float64
+}{
+	{"fifo", func(m *ShadowMins) float64 { return m.FIFO }},
+	{"fair", func(m *ShadowMins) float64 { return m.Fair }},
+	{"edf", func(m *ShadowMins) float64 { return m.EDF }},
+	{"rrh", func(m *ShadowMins) float64 { return m.RRH }},
+}
+
 // shadowLog holds the Fig. 3 rows.
 type shadowLog struct {
 	time   []float64
@@ -161,22 +172,13 @@ func (l *shadowLog) table() policies.Table {
 		{Name: "active_jobs", Int64: l.active},
 		col("cora_min", func(k int) float64 { return l.cora[k] }),
 	}}
-	pick := []struct {
-		name string
-		get  func(m *ShadowMins) float64
-	}{
-		{"fifo", func(m *ShadowMins) float64 { return m.FIFO }},
-		{"fair", func(m *ShadowMins) float64 { return m.Fair }},
-		{"edf", func(m *ShadowMins) float64 { return m.EDF }},
-		{"rrh", func(m *ShadowMins) float64 { return m.RRH }},
-	}
-	for _, c := range pick {
+	for _, c := range comparators {
 		t.Columns = append(t.Columns, col(c.name+"_min", func(k int) float64 { return c.get(&l.mins[k]) }))
 	}
-	for _, c := range pick {
+	for _, c := range comparators {
 		t.Columns = append(t.Columns, col("gain_"+c.name, func(k int) float64 { return l.cora[k] - c.get(&l.mins[k]) }))
 	}
-	for _, c := range pick {
+	for _, c := range comparators {
 		t.Columns = append(t.Columns, col("rel_gain_"+c.name, func(k int) float64 {
 			if l.cora[k] == 0 {
 				return 0
@@ -194,15 +196,7 @@ func (l *shadowLog) table() policies.Table {
 // "at least 18% improvement over FAIR for 0.65 fraction of all scheduling events").
 func (l *shadowLog) metrics(m map[string]float64) {
 	n := len(l.time)
-	for _, c := range []struct {
-		name string
-		get  func(m *ShadowMins) float64
-	}{
-		{"fifo", func(m *ShadowMins) float64 { return m.FIFO }},
-		{"fair", func(m *ShadowMins) float64 { return m.Fair }},
-		{"edf", func(m *ShadowMins) float64 { return m.EDF }},
-		{"rrh", func(m *ShadowMins) float64 { return m.RRH }},
-	} {
+	for _, c := range comparators {
 		var pos, sum float64
 		rel := make([]float64, 0, n)
 		for k := range n {
