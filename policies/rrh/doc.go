@@ -18,8 +18,8 @@
 //     cluster's capacity (the time it needs with the whole cluster), in seconds.
 //   - PV_i, the present value of the job's gain: its utility if it completes after RPT_i,
 //     U_i(now + RPT_i), discounted at rate δ per second: U_i(now + RPT_i) / (1+δ)^RPT_i. This is
-//     the "future utility gain" of CORA §III-B; Irwin et al. discount the value a task earns on
-//     completion the same way.
+//     the "future utility gain" of CORA §III-B, discounted as a present value the way FirstReward
+//     discounts the value a task earns on completion.
 //   - cost_i, the opportunity cost of running job i first: the utility the other jobs lose while
 //     it runs, RPT_i · Σ_{j≠i} decay_j. Irwin et al. charge each waiting task's value decay rate
 //     for the time it is delayed; CORA §III-B takes the decay rate to be "the slope of the job
@@ -34,7 +34,9 @@
 // decay p·μ/4 ≈ 1–7.5 per second) rank ahead of gradual ones whatever α < 1 is — the bias CORA
 // reports ("RRH overprotects CT-critical jobs").
 //
-// A job with no work left ranks first (it is finishing); ties break by submit order. Jobs
-// without a utility have gain and decay 0. A scheduling point costs O(active jobs · (tasks per
+// The formula is our reading of FirstReward; the project's library holds no copy of Irwin et al.'s
+// paper to check its details (compound against simple discounting, for one) against, and CORA
+// describes RRH in two sentences. A job with no work left ranks first (it is finishing); ties
+// break by submit order. Jobs without a utility have gain and decay 0. A scheduling point costs O(active jobs · (tasks per
 // job + log active jobs)).
 package rrh
