@@ -38,7 +38,9 @@ const (
 )
 
 // JobsSchema is the Arrow schema of jobs.parquet: one row per job. Times are seconds (float64)
-// relative to the trace's clock; unfinished jobs have null finish and jct.
+// relative to the trace's clock; unfinished jobs have null finish and jct. target_s is the
+// target completion time a job is judged against (its utility's target, else its deadline) and
+// delta_s = finish − target (CORA's Δ); both null when absent.
 var JobsSchema = arrow.NewSchema([]arrow.Field{
 	{Name: "index", Type: arrow.PrimitiveTypes.Int32},
 	{Name: "job_id", Type: arrow.PrimitiveTypes.Int64},
@@ -58,6 +60,8 @@ var JobsSchema = arrow.NewSchema([]arrow.Field{
 	{Name: "finished_tasks", Type: arrow.PrimitiveTypes.Int64},
 	{Name: "work_s", Type: arrow.PrimitiveTypes.Float64},
 	{Name: "preemptions", Type: arrow.PrimitiveTypes.Int32},
+	{Name: "target_s", Type: arrow.PrimitiveTypes.Float64, Nullable: true},
+	{Name: "delta_s", Type: arrow.PrimitiveTypes.Float64, Nullable: true},
 }, nil)
 
 // Provenance says exactly what produced a result.
@@ -156,6 +160,9 @@ func WriteJobs(f io.Writer, jobs []replay.JobRecord) error {
 		b.Field(15).(*array.Int64Builder).Append(j.Finished)
 		b.Field(16).(*array.Float64Builder).Append(secs(j.Work))
 		b.Field(17).(*array.Int32Builder).Append(j.Preemptions)
+		appendOpt(b.Field(18).(*array.Float64Builder), j.Target != 0, secs(j.Target))
+		d, ok := j.Delta()
+		appendOpt(b.Field(19).(*array.Float64Builder), ok, secs(d))
 	}
 	rec := b.NewRecord()
 	defer rec.Release()

@@ -29,47 +29,56 @@ func resolve(t *testing.T, sets ...string) Config {
 func TestRunIsDeterministic(t *testing.T) {
 	for _, policy := range []string{"fifo", "drf"} {
 		t.Run("policy="+policy, func(t *testing.T) {
-			var parquet [][]byte
-			var metrics []string
-			for i, procs := range []int{1, 2} {
-				old := runtime.GOMAXPROCS(procs)
-				c := resolve(t, "policy.name="+policy, "engine.horizon_s=2000")
-				o, err := Run(c)
-				runtime.GOMAXPROCS(old)
-				if err != nil {
-					t.Fatal(err)
-				}
-				dir := filepath.Join(t.TempDir(), "run", string(rune('a'+i)))
-				if err := o.WriteOutputs(dir); err != nil {
-					t.Fatal(err)
-				}
-				b, err := os.ReadFile(filepath.Join(dir, JobsFile))
-				if err != nil {
-					t.Fatal(err)
-				}
-				parquet = append(parquet, b)
-				var doc SummaryDoc
-				raw, err := os.ReadFile(filepath.Join(dir, SummaryFile))
-				if err != nil {
-					t.Fatal(err)
-				}
-				if err := json.Unmarshal(raw, &doc); err != nil {
-					t.Fatal(err)
-				}
-				m, _ := json.Marshal(doc.Metrics)
-				metrics = append(metrics, string(m))
-				if doc.Metrics.Jobs != 399 || doc.Engine.Events == 0 || doc.Provenance.WorkloadHash == "" {
-					t.Fatalf("summary lacks content: jobs=%d events=%d hash=%q", doc.Metrics.Jobs, doc.Engine.Events, doc.Provenance.WorkloadHash)
-				}
-			}
-			if !bytes.Equal(parquet[0], parquet[1]) {
-				t.Error("jobs.parquet differs between GOMAXPROCS=1 and 2")
-			}
-			if metrics[0] != metrics[1] {
-				t.Errorf("metrics differ:\n%s\n%s", metrics[0], metrics[1])
+			doc := checkDeterministic(t, "policy.name="+policy, "engine.horizon_s=2000")
+			if doc.Metrics.Jobs != 399 || doc.Engine.Events == 0 || doc.Provenance.WorkloadHash == "" {
+				t.Fatalf("summary lacks content: jobs=%d events=%d hash=%q", doc.Metrics.Jobs, doc.Engine.Events, doc.Provenance.WorkloadHash)
 			}
 		})
 	}
+}
+
+// checkDeterministic runs the configuration given by sets at GOMAXPROCS 1 and 2, requires
+// byte-identical jobs.parquet and identical metrics, and returns the second run's summary.
+func checkDeterministic(t *testing.T, sets ...string) SummaryDoc {
+	t.Helper()
+	var parquet [][]byte
+	var metrics []string
+	var doc SummaryDoc
+	for i, procs := range []int{1, 2} {
+		old := runtime.GOMAXPROCS(procs)
+		c := resolve(t, sets...)
+		o, err := Run(c)
+		runtime.GOMAXPROCS(old)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dir := filepath.Join(t.TempDir(), "run", string(rune('a'+i)))
+		if err := o.WriteOutputs(dir); err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(filepath.Join(dir, JobsFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		parquet = append(parquet, b)
+		raw, err := os.ReadFile(filepath.Join(dir, SummaryFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		doc = SummaryDoc{}
+		if err := json.Unmarshal(raw, &doc); err != nil {
+			t.Fatal(err)
+		}
+		m, _ := json.Marshal(doc.Metrics)
+		metrics = append(metrics, string(m))
+	}
+	if !bytes.Equal(parquet[0], parquet[1]) {
+		t.Error("jobs.parquet differs between GOMAXPROCS=1 and 2")
+	}
+	if metrics[0] != metrics[1] {
+		t.Errorf("metrics differ:\n%s\n%s", metrics[0], metrics[1])
+	}
+	return doc
 }
 
 func TestResolveRejectsBadInput(t *testing.T) {

@@ -24,6 +24,20 @@ type JobRecord struct {
 	Work        traces.Time
 	Preemptions int32
 	Utility     float64 // utility at completion (0 if unfinished); NaN when the job has no utility
+	// Target is the target completion time the job is judged against: its utility's target
+	// when it has one, else its deadline; 0 = none. Delta is completion − target.
+	Target traces.Time
+	// TimedUtility reports a utility that depends on the completion time (see
+	// traces.Utility.TimeSensitive).
+	TimedUtility bool
+}
+
+// Delta returns completion − target, and whether both exist.
+func (r *JobRecord) Delta() (traces.Time, bool) {
+	if !r.Completed || r.Target == 0 {
+		return 0, false
+	}
+	return r.Finish - r.Target, true
 }
 
 // JCT is the job completion time (finish - submit), or -1 if unfinished.
@@ -86,7 +100,7 @@ func (e *Engine) result() *Result {
 			Index: int32(ji), ID: src.ID, Name: src.Name, Queue: src.Queue, Class: src.Class,
 			Priority: src.Priority, Submit: src.Submit, FirstStart: jr.firstStart, Finish: -1,
 			Completed: jr.done, Deadline: src.Deadline, Tasks: jr.info.Tasks, Finished: jr.finished,
-			Work: src.Work(), Preemptions: jr.preemptions, Utility: math.NaN(),
+			Work: src.Work(), Preemptions: jr.preemptions, Utility: math.NaN(), Target: src.Deadline,
 		}
 		if jr.done {
 			rec.Finish = jr.finish
@@ -94,6 +108,10 @@ func (e *Engine) result() *Result {
 			r.AtHorizon = r.AtHorizon || e.cfg.Horizon > 0
 		}
 		if u := src.Utility; u != nil {
+			if u.Target != 0 {
+				rec.Target = u.Target
+			}
+			rec.TimedUtility = u.TimeSensitive()
 			rec.Utility = 0
 			if jr.done {
 				rec.Utility = u.Value(src.Submit, jr.finish)

@@ -35,6 +35,13 @@ type Summary struct {
 	UtilityJobs int     `json:"utility_jobs"`
 	MinUtility  float64 `json:"min_utility"`
 	SumUtility  float64 `json:"sum_utility"`
+	// UtilityByClass summarizes utilities and target completion times per class, over jobs with
+	// a utility function (classes without any are left out).
+	UtilityByClass map[string]UtilityGroup `json:"utility_by_class"`
+	// TimedUtility is the same over the jobs whose utility depends on their completion time:
+	// CORA's Table I counts CT-critical and CT-sensitive jobs only, since a flat utility is the
+	// same under every scheduler.
+	TimedUtility UtilityGroup `json:"timed_utility"`
 	// ByClass and ByQueue split the completion-time statistics.
 	ByClass map[string]Group `json:"by_class"`
 	ByQueue map[string]Group `json:"by_queue"`
@@ -45,11 +52,59 @@ type Summary struct {
 	Unfinished         int                `json:"unfinished"`
 }
 
+// UtilityGroup summarizes the utilities and target completion times of a set of jobs with a
+// utility function. Δ is completion − target in seconds, over completed jobs with a target; a
+// missed target is a completion after it or no completion. Empty groups have zeros.
+type UtilityGroup struct {
+	Jobs          int     `json:"jobs"`
+	MinUtility    float64 `json:"min_utility"`
+	SumUtility    float64 `json:"sum_utility"`
+	Targets       int     `json:"targets"`
+	MissedTargets int     `json:"missed_targets"`
+	P25Delta      float64 `json:"p25_delta_s"`
+	P50Delta      float64 `json:"p50_delta_s"`
+	P75Delta      float64 `json:"p75_delta_s"`
+	MaxDelta      float64 `json:"max_delta_s"`
+}
+
+func utilityGroup(jobs []JobRecord, keep func(*JobRecord) bool) UtilityGroup {
+	var g UtilityGroup
+	var delta []float64
+	for i := range jobs {
+		j := &jobs[i]
+		if math.IsNaN(j.Utility) || !keep(j) {
+			continue
+		}
+		if g.Jobs == 0 || j.Utility < g.MinUtility {
+			g.MinUtility = j.Utility
+		}
+		g.Jobs++
+		g.SumUtility += j.Utility
+		if j.Target != 0 {
+			g.Targets++
+			d, ok := j.Delta()
+			if !ok || d > 0 {
+				g.MissedTargets++
+			}
+			if ok {
+				delta = append(delta, traces.Seconds(d))
+			}
+		}
+	}
+	slices.Sort(delta)
+	g.P25Delta, g.P50Delta, g.P75Delta = quantile(delta, 0.25), quantile(delta, 0.5), quantile(delta, 0.75)
+	if len(delta) > 0 {
+		g.MaxDelta = delta[len(delta)-1]
+	}
+	return g
+}
+
 // Summarize computes the summary of a result.
 func Summarize(r *Result) Summary {
 	s := Summary{
 		Utilization:        map[string]float64{},
 		ByClass:            map[string]Group{},
+		UtilityByClass:     map[string]UtilityGroup{},
 		ByQueue:            map[string]Group{},
 		QueueDominantShare: map[string]float64{},
 	}
@@ -99,7 +154,11 @@ func Summarize(r *Result) Summary {
 	}
 	for c := range classes {
 		s.ByClass[c] = group(r.Jobs, func(j *JobRecord) bool { return j.Class == c })
+		if ug := utilityGroup(r.Jobs, func(j *JobRecord) bool { return j.Class == c }); ug.Jobs > 0 {
+			s.UtilityByClass[c] = ug
+		}
 	}
+	s.TimedUtility = utilityGroup(r.Jobs, func(j *JobRecord) bool { return j.TimedUtility })
 	for q, name := range r.Queues {
 		s.ByQueue[name] = group(r.Jobs, func(j *JobRecord) bool { return j.Queue == name })
 		if span > 0 {

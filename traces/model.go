@@ -217,6 +217,19 @@ func (u *Utility) Value(submit, t Time) float64 {
 	}
 }
 
+// TimeSensitive reports whether the utility depends on the completion time: false for constant
+// utilities and for sigmoids with decay 0 (CORA's CT-insensitive jobs); truncated linear
+// utilities drop to 0 after the target, so they always are.
+func (u *Utility) TimeSensitive() bool {
+	switch u.Kind {
+	case UtilitySigmoid:
+		return u.Decay != 0
+	case UtilityLinear:
+		return true
+	}
+	return false
+}
+
 // Stage is a set of identical parallel tasks; it becomes runnable when all its parents finished.
 type Stage struct {
 	Name     string

@@ -138,6 +138,9 @@ func printSummary(w io.Writer, o *experiments.Outcome) {
 	if s.UtilityJobs > 0 {
 		row("utility min / sum", fmt.Sprintf("%.3f / %.3f", s.MinUtility, s.SumUtility))
 	}
+	if ts := s.TimedUtility; ts.Jobs > 0 && ts.Jobs < s.UtilityJobs {
+		row("  time-sensitive jobs", fmt.Sprintf("min %.3f / sum %.3f over %d jobs, %d missed their target", ts.MinUtility, ts.SumUtility, ts.Jobs, ts.MissedTargets))
+	}
 	if len(s.ByClass) > 1 {
 		classes := make([]string, 0, len(s.ByClass))
 		for c := range s.ByClass {

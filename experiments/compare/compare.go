@@ -60,7 +60,8 @@ func MetricDirection(metric string) Direction {
 	case strings.HasPrefix(metric, "utilization."):
 		return HigherIsBetter
 	case strings.HasSuffix(last, "_jct_s"), last == "makespan_s", last == "slo_miss_rate",
-		last == "be_mean_latency_s", last == "preemptions", last == "unfinished":
+		last == "be_mean_latency_s", last == "preemptions", last == "unfinished",
+		strings.HasSuffix(last, "_delta_s"), last == "missed_targets":
 		return LowerIsBetter
 	case last == "be_goodput_task_hours", last == "completed", last == "min_utility", last == "sum_utility":
 		return HigherIsBetter

@@ -34,10 +34,30 @@ type data struct {
 	jobs map[string][]float64 // key + "\x00" + column → values
 }
 
+// TableMetricPrefix marks a column of a table that the policy wrote into each cell through
+// policies.Reporter (<name>.parquet beside jobs.parquet): "table.<name>.<column>" stands for
+// every row's value, like job.<column> for jobs.parquet (e.g. table.cora_events.wall_ms).
+const TableMetricPrefix = "table."
+
 // values returns a metric's values over rows: one per cell for a cell metric, every job's
-// (non-null) value for a job.<column>.
+// (non-null) value for a job.<column>, every row's (non-null, non-NaN) value of a policy table's
+// column for table.<name>.<column>.
 func (d *data) values(fig *experiments.Figure, rows []sweep.Row, metric string) ([]float64, error) {
 	var out []float64
+	if rest, ok := strings.CutPrefix(metric, TableMetricPrefix); ok {
+		name, col, ok := strings.Cut(rest, ".")
+		if !ok || name == "" || col == "" {
+			return nil, d.unknownMetric(fig, metric)
+		}
+		for i := range rows {
+			v, err := d.tableColumn(rows[i].Key, name, col)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, v...)
+		}
+		return out, nil
+	}
 	col, isJob := strings.CutPrefix(metric, experiments.JobMetricPrefix)
 	for i := range rows {
 		if isJob {
@@ -75,7 +95,7 @@ func (d *data) unknownMetric(fig *experiments.Figure, metric string) error {
 	if fig != nil {
 		where = fig.YPos.String()
 	}
-	return fmt.Errorf("%w: %s: unknown metric %q (cell metrics: %s, by_class.*, by_queue.*; per-job: job.<column of jobs.parquet>)",
+	return fmt.Errorf("%w: %s: unknown metric %q (cell metrics: %s, by_class.*, by_queue.*; per-job: job.<column of jobs.parquet>; per row of a policy's table: table.<name>.<column>)",
 		experiments.ErrConfig, where, metric, strings.Join(near, ", "))
 }
 
@@ -116,6 +136,31 @@ func (d *data) jobColumn(key, col string, jobWhere map[string][]string) ([]float
 	if err != nil {
 		return nil, err
 	}
+	d.jobs[ck] = v
+	return v, nil
+}
+
+// tableColumn reads one numeric column of the policy table <name>.parquet in a cell (nulls and
+// NaNs skipped).
+func (d *data) tableColumn(key, name, col string) ([]float64, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.jobs == nil {
+		d.jobs = map[string][]float64{}
+	}
+	ck := key + "\x00table\x00" + name + "\x00" + col
+	if v, ok := d.jobs[ck]; ok {
+		return v, nil
+	}
+	path := filepath.Join(sweep.CellDir(d.cache, key), name+".parquet")
+	if _, err := os.Stat(path); err != nil {
+		return nil, fmt.Errorf("%w: cell %s has no policy table %q (%v)", experiments.ErrConfig, key[:min(12, len(key))], name, err)
+	}
+	v, err := readColumn(path, col)
+	if err != nil {
+		return nil, err
+	}
+	v = slices.DeleteFunc(v, math.IsNaN)
 	d.jobs[ck] = v
 	return v, nil
 }
@@ -265,6 +310,8 @@ func (d *data) pooled(fig *experiments.Figure, rows []sweep.Row) []string {
 // unit guesses a metric's unit from its name.
 func unit(metric string) string {
 	switch {
+	case strings.HasSuffix(metric, "_ms"):
+		return "ms"
 	case strings.HasSuffix(metric, "_s"):
 		return "s"
 	case strings.HasSuffix(metric, "_task_hours"):
@@ -274,7 +321,11 @@ func unit(metric string) string {
 }
 
 func metricLabel(metric string) string {
-	return report.Label(strings.TrimPrefix(metric, experiments.JobMetricPrefix), unit(metric))
+	m := strings.TrimPrefix(metric, experiments.JobMetricPrefix)
+	if rest, ok := strings.CutPrefix(m, TableMetricPrefix); ok {
+		_, m, _ = strings.Cut(rest, ".")
+	}
+	return report.Label(m, unit(metric))
 }
 
 // seriesLabel names a series value: the value itself for strings, key=value for numbers.

@@ -33,11 +33,12 @@ import (
 // Heuristic policies (one ordered pass per scheduling point) are 1, and so are BPF and N-BPF:
 // their CPU time per task on bpf/table4's paper sweep is within 2% of DRF's and SP's.
 // Solver-backed policies solve an LP or MILP per event or cycle; their 40 is a prior, not a
-// measurement, until a previous run's measured times replace it (LoadCosts). A policy not
-// listed here is 1.
+// measurement, until a previous run's measured times replace it (LoadCosts). CORA's default
+// exact solver is measured: 3.1× FIFO's replay CPU time on cora/table1's paper sweep (its lp
+// solver is thousands of times slower, which LoadCosts learns). A policy not listed here is 1.
 var PolicyCostClass = map[string]float64{
 	"fifo": 1, "fair": 1, "drf": 1, "sp": 1, "edf": 1, "srpt": 1, "bpf": 1, "nbpf": 1,
-	"cora": 40, "jvsched": 40, "tetrisched": 40,
+	"cora": 3, "jvsched": 40, "tetrisched": 40,
 }
 
 // estimateCost is the plan's cost estimate of a cell.

@@ -7,6 +7,8 @@ import (
 	"github.com/schedlab/schedlab/policies"
 	"github.com/schedlab/schedlab/policies/baseline"
 	"github.com/schedlab/schedlab/policies/bpf"
+	"github.com/schedlab/schedlab/policies/cora"
+	"github.com/schedlab/schedlab/policies/rrh"
 )
 
 // Entries lists the built-in policies in registration order.
@@ -19,7 +21,12 @@ func Entries() []policies.Entry {
 		{Name: baseline.EDFName, Description: "earliest deadline first; jobs without a deadline last", New: baseline.NewEDF},
 		{Name: baseline.SRPTName, Description: "shortest remaining estimated work first", New: baseline.NewSRPT},
 	}
-	return append(entries, bpf.Entries()...)
+	entries = append(entries, bpf.Entries()...)
+	entries = append(entries,
+		policies.Entry{Name: cora.Name, Description: "CORA: lexicographic max-min of completion-time utilities at every event; params.solver exact (default) or lp (the paper's FINAL on HiGHS)", New: cora.New},
+		policies.Entry{Name: rrh.Name, Description: "risk-reward heuristic (Irwin et al., FirstReward): discounted gain against utility-decay opportunity cost", New: rrh.New},
+	)
+	return entries
 }
 
 // Registry returns a new registry holding every built-in policy.

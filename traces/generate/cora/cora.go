@@ -34,6 +34,18 @@
 // a single resource dimension "cpu" in which one container is 1.0. Estimates equal the true
 // durations; use traces/shape to perturb them.
 //
+// With Utility = "linear" the jobs carry the truncated linear utilities of CORA §III-D3 instead:
+// a job of class "steep" (CriticalFraction) has a slope s ~ U[SteepSlopeMin, SteepSlopeMax] =
+// U[−1, −0.7], "gradual" (SensitiveFraction) s ~ U[−0.4, −0.1] and "flat" (InsensitiveFraction)
+// s = 0, in utility per second of completion time. The utility falls linearly with the job's
+// execution time to LinearTargetUtility (0.5) at the target d and drops to 0 after it:
+// U(t) = 0.5 + |s|·(d − t) for t ≤ d (traces.UtilityLinear with height 0.5 + |s|·(d − submit)),
+// so a flat job is worth 0.5 until its target. The paper gives the slope ranges but neither the
+// units nor the utility's level; 0.5 at the target is our reading of its Table III, whose
+// minimum is exactly 0.5 under both schedulers at every mix — the flat jobs' value when no job
+// is late. Linear jobs have Weight 1 and Priority 1 (the paper's linear runs compare CORA and RRH
+// only, neither of which uses them).
+//
 // The paper names the templates but not their task counts or durations; DefaultTemplates is our
 // documented parametric choice within the paper's bounds (see there).
 package cora
@@ -58,6 +70,19 @@ const (
 	ClassCritical    = "critical"
 	ClassSensitive   = "sensitive"
 	ClassInsensitive = "insensitive"
+)
+
+// Linear-utility job classes (Utility = "linear"), CORA §III-D3.
+const (
+	ClassSteep   = "steep"
+	ClassGradual = "gradual"
+	ClassFlat    = "flat"
+)
+
+// Utility families (Options.Utility).
+const (
+	UtilitySigmoid = "sigmoid"
+	UtilityLinear  = "linear"
 )
 
 // ActiveJobs modes.
@@ -144,6 +169,17 @@ type Options struct {
 	// ActiveJobs (active_jobs) is how the number of active jobs at submission is estimated:
 	// "ps" (default) or "window" (see the package documentation).
 	ActiveJobs string
+	// Utility (utility) is the utility family: "sigmoid" (default, §III-C) or "linear"
+	// (truncated linear, §III-D3; see the package documentation).
+	Utility string
+	// SteepSlopeMin/Max (steep_slope_min, steep_slope_max) bound the uniform slope of steep jobs,
+	// utility per second (−1, −0.7); GradualSlopeMin/Max (gradual_slope_min,
+	// gradual_slope_max) those of gradual jobs (−0.4, −0.1). Linear utilities only.
+	SteepSlopeMin, SteepSlopeMax     float64
+	GradualSlopeMin, GradualSlopeMax float64
+	// LinearTargetUtility (linear_target_utility) is a linear utility's value at its target
+	// (0.5), and a flat job's value until then.
+	LinearTargetUtility float64
 }
 
 // Defaults returns the paper's recipe.
@@ -165,6 +201,12 @@ func Defaults() Options {
 		TargetFactorMean:    1.25,
 		TargetFactorStd:     0.1,
 		ActiveJobs:          ActivePS,
+		Utility:             UtilitySigmoid,
+		SteepSlopeMin:       -1,
+		SteepSlopeMax:       -0.7,
+		GradualSlopeMin:     -0.4,
+		GradualSlopeMax:     -0.1,
+		LinearTargetUtility: 0.5,
 	}
 }
 
@@ -189,6 +231,12 @@ func Keys() []generate.Key {
 		{Name: "target_factor_mean", Default: d.TargetFactorMean, Doc: "mean of the normal factor applied to the template runtime for the target completion time"},
 		{Name: "target_factor_std", Default: d.TargetFactorStd, Doc: "standard deviation of that factor"},
 		{Name: "active_jobs", Default: d.ActiveJobs, Doc: "how active jobs at submission are counted: ps (processor-sharing replay) or window"},
+		{Name: "utility", Default: d.Utility, Doc: "utility family: sigmoid (§III-C) or linear (truncated linear, §III-D3: classes steep, gradual, flat from the critical, sensitive, insensitive fractions)"},
+		{Name: "steep_slope_min", Default: d.SteepSlopeMin, Doc: "linear utility: lower bound of the uniform slope of steep jobs (utility per second)"},
+		{Name: "steep_slope_max", Default: d.SteepSlopeMax, Doc: "linear utility: upper bound of the slope of steep jobs"},
+		{Name: "gradual_slope_min", Default: d.GradualSlopeMin, Doc: "linear utility: lower bound of the slope of gradual jobs"},
+		{Name: "gradual_slope_max", Default: d.GradualSlopeMax, Doc: "linear utility: upper bound of the slope of gradual jobs"},
+		{Name: "linear_target_utility", Default: d.LinearTargetUtility, Doc: "linear utility: value at the target completion time (and a flat job's value until then); 0 after"},
 	}
 }
 
@@ -264,6 +312,14 @@ func (o Options) Validate() error {
 	if o.ActiveJobs != ActivePS && o.ActiveJobs != ActiveWindow {
 		bad("ActiveJobs", "%q is not one of ps, window", o.ActiveJobs)
 	}
+	if o.Utility != UtilitySigmoid && o.Utility != UtilityLinear {
+		bad("Utility", "%q is not one of sigmoid, linear", o.Utility)
+	}
+	rng("SteepSlopeMin", "SteepSlopeMax", o.SteepSlopeMin, o.SteepSlopeMax, -1e3, 0)
+	rng("GradualSlopeMin", "GradualSlopeMax", o.GradualSlopeMin, o.GradualSlopeMax, -1e3, 0)
+	if !finite(o.LinearTargetUtility) || o.LinearTargetUtility < 0 || o.LinearTargetUtility > 1e6 {
+		bad("LinearTargetUtility", "want a value in [0, 1e6], got %v", o.LinearTargetUtility)
+	}
 	return errors.Join(errs...)
 }
 
@@ -278,11 +334,16 @@ func (o Options) String() string {
 		}
 		tmpl = strings.Join(names, ",")
 	}
-	return fmt.Sprintf("jobs=%d mean_interarrival_s=%s containers=%d machines=%d templates=%s mix=%s/%s/%s critical_decay=[%s,%s] sensitive_decay=[%s,%s] priority=[%s,%s] target_factor=N(%s,%s) active_jobs=%s",
+	out := fmt.Sprintf("jobs=%d mean_interarrival_s=%s containers=%d machines=%d templates=%s mix=%s/%s/%s critical_decay=[%s,%s] sensitive_decay=[%s,%s] priority=[%s,%s] target_factor=N(%s,%s) active_jobs=%s",
 		o.Jobs, f(o.MeanInterarrivalS), o.Containers, o.Machines, tmpl,
 		f(o.CriticalFraction), f(o.SensitiveFraction), f(o.InsensitiveFraction),
 		f(o.CriticalDecayMin), f(o.CriticalDecayMax), f(o.SensitiveDecayMin), f(o.SensitiveDecayMax),
 		f(o.PriorityMin), f(o.PriorityMax), f(o.TargetFactorMean), f(o.TargetFactorStd), o.ActiveJobs)
+	if o.Utility == UtilityLinear {
+		out += fmt.Sprintf(" utility=linear steep_slope=[%s,%s] gradual_slope=[%s,%s] linear_target_utility=%s",
+			f(o.SteepSlopeMin), f(o.SteepSlopeMax), f(o.GradualSlopeMin), f(o.GradualSlopeMax), f(o.LinearTargetUtility))
+	}
+	return out
 }
 
 // Random streams, drawn from the caller's generator in this order.
@@ -336,6 +397,10 @@ func Generate(o Options, r *rand.Rand) (*traces.Workload, error) {
 	}
 	classes := draw.Labels(s[streamClasses], draw.Apportion(o.Jobs, []float64{o.CriticalFraction, o.SensitiveFraction, o.InsensitiveFraction}))
 	className := []string{ClassCritical, ClassSensitive, ClassInsensitive}
+	linear := o.Utility == UtilityLinear
+	if linear {
+		className = []string{ClassSteep, ClassGradual, ClassFlat}
+	}
 	capacity := traces.VecOf(float64(o.Containers / o.Machines))
 	w := &traces.Workload{
 		Name:    "cora",
@@ -348,10 +413,14 @@ func Generate(o Options, r *rand.Rand) (*traces.Workload, error) {
 	for i := range w.Jobs {
 		tp := templates[tmpl[i]]
 		var mu float64
-		switch classes[i] {
-		case 0:
+		switch {
+		case linear && classes[i] == 0:
+			mu = draw.Uniform(s[streamDecay], o.SteepSlopeMin, o.SteepSlopeMax)
+		case linear && classes[i] == 1:
+			mu = draw.Uniform(s[streamDecay], o.GradualSlopeMin, o.GradualSlopeMax)
+		case classes[i] == 0:
 			mu = draw.Uniform(s[streamDecay], o.CriticalDecayMin, o.CriticalDecayMax)
-		case 1:
+		case classes[i] == 1:
 			mu = draw.Uniform(s[streamDecay], o.SensitiveDecayMin, o.SensitiveDecayMax)
 		}
 		p := draw.Uniform(s[streamPriority], o.PriorityMin, o.PriorityMax)
@@ -372,6 +441,11 @@ func Generate(o Options, r *rand.Rand) (*traces.Workload, error) {
 				Parents: []int32{0},
 			})
 		}
+		u := &traces.Utility{Kind: traces.UtilitySigmoid, Priority: p, Decay: mu, Target: d}
+		if linear { // mu is the slope
+			p = 1
+			u = &traces.Utility{Kind: traces.UtilityLinear, Priority: o.LinearTargetUtility - mu*traces.Seconds(d-submit[i]), Slope: mu, Target: d}
+		}
 		w.Jobs[i] = traces.Job{
 			ID:       int64(i),
 			Name:     tp.Name,
@@ -382,7 +456,7 @@ func Generate(o Options, r *rand.Rand) (*traces.Workload, error) {
 			Weight:   p,
 			Features: traces.Features{JobName: tp.Name, LogicalJobName: tp.Name},
 			Deadline: d,
-			Utility:  &traces.Utility{Kind: traces.UtilitySigmoid, Priority: p, Decay: mu, Target: d},
+			Utility:  u,
 			Stages:   stages,
 		}
 	}

@@ -327,3 +327,38 @@ func TestKeys(t *testing.T) {
 		t.Errorf("%d scalar options, %d keys", fields, len(keys))
 	}
 }
+
+func TestGenerateLinear(t *testing.T) {
+	o := with(func(o *Options) { o.Jobs = 200; o.Utility = UtilityLinear })
+	w, err := Generate(o, rng(9))
+	if err != nil {
+		t.Fatal(err)
+	}
+	count := map[string]int{}
+	bounds := map[string][2]float64{ClassSteep: {-1, -0.7}, ClassGradual: {-0.4, -0.1}, ClassFlat: {0, 0}}
+	for _, j := range w.Jobs {
+		count[j.Class]++
+		u := j.Utility
+		if u == nil || u.Kind != traces.UtilityLinear || u.Target != j.Deadline || j.Weight != 1 {
+			t.Fatalf("job %d: utility %+v, weight %v", j.ID, u, j.Weight)
+		}
+		if b := bounds[j.Class]; u.Slope < b[0] || u.Slope > b[1] {
+			t.Errorf("job %d (%s): slope %v outside %v", j.ID, j.Class, u.Slope, b)
+		}
+		if v := u.Value(j.Submit, j.Deadline); math.Abs(v-0.5) > 1e-9 {
+			t.Errorf("job %d: U(target) = %v, want 0.5", j.ID, v)
+		}
+		if v := u.Value(j.Submit, j.Deadline+1); v != 0 {
+			t.Errorf("job %d: U after the target = %v, want 0", j.ID, v)
+		}
+		if early := u.Value(j.Submit, j.Deadline-10*traces.Second); math.Abs(early-(0.5-10*u.Slope)) > 1e-6 {
+			t.Errorf("job %d: U(target − 10 s) = %v, want %v", j.ID, early, 0.5-10*u.Slope)
+		}
+	}
+	if count[ClassSteep] != 40 || count[ClassGradual] != 120 || count[ClassFlat] != 40 {
+		t.Errorf("classes %v", count)
+	}
+	if !strings.Contains(w.Source, "utility=linear steep_slope=[-1,-0.7]") {
+		t.Errorf("source %q", w.Source)
+	}
+}
