@@ -38,7 +38,7 @@ func TestReproduceCORA(t *testing.T) {
 				}
 			}
 			for _, n := range f.Numbers {
-				if n.Err != nil || math.IsNaN(n.Ours) {
+				if n.Err != nil || math.IsNaN(n.Ours.Value) {
 					t.Errorf("%s %s: number %q = %v, %v", sr.Spec.ID, f.Spec.ID, n.Name, n.Ours, n.Err)
 				}
 			}
