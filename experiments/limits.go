@@ -3,6 +3,7 @@ package experiments
 import (
 	"errors"
 	"fmt"
+	"math"
 	"sync"
 
 	"github.com/schedlab/schedlab/internal/sysmem"
@@ -13,9 +14,13 @@ import (
 // engine's per-task state measured 17 B per task (a 10⁷-task stage under FIFO: peak RSS 222 MB
 // against 69 MB for 10⁶ tasks); 64 B leaves room for the event heap and policies' per-task
 // state. A machine costs the engine and the placers a few hundred bytes.
+//
+// The per-queue usage series (metrics.usage_window_s) holds 48 B per window and queue; it grows
+// by appending (up to twice its size) and the result copies it: 144 B per window.
 const (
 	bytesPerTask    = 64
 	bytesPerMachine = 1024
+	bytesPerWindow  = 3 * 8 * traces.MaxDims
 	// assumedMemory stands in for the available memory where none can be read (not Linux).
 	assumedMemory = 8 << 30
 )
@@ -106,4 +111,57 @@ func (l Limits) source(limit, note string) string {
 		return limitKeys[limit] + ", " + note
 	}
 	return limitKeys[limit]
+}
+
+// checkUsageWindows refuses a metrics.usage_window_s so small for w that the usage series could
+// not fit in the memory budget: the run lasts at least until the last job could finish on an
+// empty cluster (its submit plus critical path) and until the cluster could have done all the
+// work (task time × demand over capacity), unless the horizon stops it first; every queue gets a
+// window per usage_window_s of that. The series is written from the engine as the clock advances, so
+// this is checked before the replay starts.
+func checkUsageWindows(c Config, w *traces.Workload) error {
+	window := traces.FromSeconds(c.Metrics.UsageWindowS)
+	if window <= 0 || len(w.Jobs) == 0 {
+		return nil
+	}
+	start, end := w.Jobs[0].Submit, w.Jobs[0].Submit
+	queues := map[string]bool{}
+	var volume [traces.MaxDims]float64 // ∑ task duration × demand
+	for i := range w.Jobs {
+		j := &w.Jobs[i]
+		end = max(end, j.Submit+j.CriticalPath(false))
+		queues[j.Queue] = true
+		for si := range j.Stages {
+			s := &j.Stages[si]
+			work := float64(s.Duration) * float64(s.Tasks)
+			if s.TaskDurations != nil {
+				work = 0
+				for _, d := range s.TaskDurations {
+					work += float64(d)
+				}
+			}
+			for d := range volume {
+				volume[d] += work * float64(s.Demand[d])
+			}
+		}
+	}
+	// Nor can it end before the cluster could have done all the work.
+	total := w.Cluster.Total()
+	for d := range volume {
+		if total[d] > 0 {
+			end = max(end, start+traces.Time(min(volume[d]/float64(total[d]), math.MaxInt64/2)))
+		}
+	}
+	if h := traces.FromSeconds(c.Engine.HorizonS); h > 0 {
+		end = min(end, max(h, start))
+	}
+	windows := (end - start) / window
+	avail, ok := availableMemory()
+	if !ok {
+		avail.Bytes = assumedMemory
+	}
+	if most := int64(avail.Bytes/2) / bytesPerWindow / int64(len(queues)); windows > most {
+		return configErr("metrics.usage_window_s: %v s makes at least %d usage windows for each of %d queues over the run's %.0f s, more than the memory allows (%d); raise it, or 0 disables the series", c.Metrics.UsageWindowS, windows, len(queues), traces.Seconds(end-start), most)
+	}
+	return nil
 }

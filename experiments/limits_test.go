@@ -101,3 +101,31 @@ func TestResolveRefusesConfiguredSizesOverTheLimits(t *testing.T) {
 		}
 	}
 }
+
+func TestUsageWindowsFitTheMemory(t *testing.T) {
+	withMemory(t, 1<<30, true) // room for 512 MiB / 144 B = 3.7 million windows
+	for _, tc := range []struct {
+		name string
+		sets []string
+		bad  bool
+	}{
+		{"the default window", nil, false},
+		{"a millisecond over a 100 s horizon", []string{"metrics.usage_window_s=0.001", "engine.horizon_s=100"}, false},
+		{"a microsecond over a 100 s horizon", []string{"metrics.usage_window_s=0.000001", "engine.horizon_s=100"}, true},
+		// tpch-fb's work needs 32,000 s of its cluster: 32 million windows.
+		{"a millisecond over the whole run", []string{"metrics.usage_window_s=0.001"}, true},
+		{"no series", []string{"metrics.usage_window_s=0"}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := resolve(t, tc.sets...)
+			w, err := LoadWorkload(c.Workload)
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = checkUsageWindows(c, w)
+			if tc.bad != (err != nil) || err != nil && (!errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), "metrics.usage_window_s")) {
+				t.Fatalf("got %v; want a configuration error naming metrics.usage_window_s: %v", err, tc.bad)
+			}
+		})
+	}
+}

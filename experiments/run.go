@@ -90,6 +90,9 @@ func RunHashed(c Config, w *traces.Workload, hash string) (*Outcome, error) {
 	if err := c.Workload.Limits.Check(w); err != nil {
 		return nil, fmt.Errorf("workload %s: %w", w.Name, err)
 	}
+	if err := checkUsageWindows(c, w); err != nil {
+		return nil, err
+	}
 	p, err := NewPolicy(c)
 	if err != nil {
 		return nil, err

@@ -69,6 +69,7 @@ func TestExitStatusContract(t *testing.T) {
 		{"a negative limit", []string{"run", "--set", "limits.max_tasks=-1"}, nil, 2, []string{"limits.max_tasks: want an integer ≥ 0"}, ""},
 		{"a trillion machines", []string{"run", "--set", "workload.machines=1000000000000"}, nil, 2, []string{"workload.machines: 1000000000000 exceeds the limit of", "limits.max_machines, derived from"}, ""},
 		{"machines over an explicit limit", []string{"run", "--set", "workload.machines=100", "--set", "limits.max_machines=50"}, nil, 2, []string{"workload.machines: 100 exceeds the limit of 50 machines (limits.max_machines)"}, ""},
+		{"a microsecond usage window", []string{"run", "--set", "metrics.usage_window_s=0.000001", "--set", "engine.horizon_s=100"}, nil, 2, []string{"metrics.usage_window_s: 1e-06 s makes at least 100000000 usage windows"}, ""},
 		// Data: limits checked before the replay allocates.
 		{"a stage of 2^31-1 tasks", []string{"run", "--workload", contract("stage-2147483647.txt")}, nil, 1, []string{"stage-2147483647.txt", "tasks: 2147483647 exceeds the limit of", "limits.max_tasks, derived from"}, ""},
 		{"two stages of 10^9 tasks", []string{"run", "--workload", contract("two-stages-1e9.txt")}, nil, 1, []string{"two-stages-1e9.txt", "tasks: 2000000000 exceeds the limit of"}, ""},
