@@ -10,10 +10,11 @@ import (
 	"github.com/schedlab/schedlab/traces"
 )
 
-// What a replay holds per task and per machine, from which the default limits are derived. The
-// engine's per-task state measured 17 B per task (a 10⁷-task stage under FIFO: peak RSS 222 MB
-// against 69 MB for 10⁶ tasks); 64 B leaves room for the event heap and policies' per-task
-// state. A machine costs the engine and the placers a few hundred bytes.
+// What a replay holds per task and per machine, from which the default limits are derived. A
+// replay's live heap grows by 22 B per task (TestBytesPerTaskCoversAReplay: a stage of 10⁶ tasks
+// under FIFO, 10⁵ running at a time; peak RSS grows by 17 B per task from 10⁶ to 10⁷ tasks);
+// 64 B leaves room for policies that keep per-task state. A machine costs 365 B (peak RSS of
+// tpch-fb on 10⁵ and 10⁶ machines, FIFO or DRF); 1 KiB leaves room for placers' indexes.
 //
 // The per-queue usage series (metrics.usage_window_s) holds 48 B per window and queue; it grows
 // by appending (up to twice its size) and the result copies it: 144 B per window.

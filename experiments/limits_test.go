@@ -2,10 +2,14 @@ package experiments
 
 import (
 	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/schedlab/schedlab/internal/sysmem"
+	"github.com/schedlab/schedlab/internal/testutil"
 	"github.com/schedlab/schedlab/traces"
 )
 
@@ -127,5 +131,35 @@ func TestUsageWindowsFitTheMemory(t *testing.T) {
 				t.Fatalf("got %v; want a configuration error naming metrics.usage_window_s: %v", err, tc.bad)
 			}
 		})
+	}
+}
+
+// TestBytesPerTaskCoversAReplay keeps the default task limit honest: a replay's live heap grows
+// by less than bytesPerTask per task. The workload is one stage of a million tasks on 1,000
+// machines, 100,000 running at a time (a finish event each).
+func TestBytesPerTaskCoversAReplay(t *testing.T) {
+	if testing.Short() {
+		t.Skip("replays a million tasks")
+	}
+	const tasks = 1_000_000
+	path := filepath.Join(t.TempDir(), "million.txt")
+	if err := os.WriteFile(path, []byte(fmt.Sprintf("1 1 0\ns 1 0.01 0.01 %d\n0\n", tasks)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c := resolve(t, "workload.name="+path, "workload.machines=1000")
+	w, err := LoadWorkload(c.Workload)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, _ := testutil.PeakHeap(func() {})
+	live, _ := testutil.PeakHeap(func() {
+		if _, err := RunWorkload(c, w); err != nil {
+			t.Error(err)
+		}
+	})
+	per := float64(live-min(live, before)) / tasks
+	t.Logf("live heap %.1f MB over %.1f MB before: %.1f B per task (limit assumes %d)", float64(live)/1e6, float64(before)/1e6, per, bytesPerTask)
+	if per > bytesPerTask {
+		t.Errorf("a replay holds %.1f B per task, more than the %d B the default limit assumes", per, bytesPerTask)
 	}
 }
