@@ -55,6 +55,8 @@ func TestExitStatusContract(t *testing.T) {
 		{"a bad flag value names the flag", []string{"run", "--seed", "abc"}, nil, 2, []string{`"--seed"`}, ""},
 		{"reproduce --parallel 0", []string{"reproduce", "--parallel", "0", "demo"}, nil, 2, []string{"--parallel 0: want at least 1"}, ""},
 		{"reproduce --parallel -1", []string{"reproduce", "--parallel", "-1", "demo"}, nil, 2, []string{"--parallel -1: want at least 1"}, ""},
+		{"a negative progress interval", []string{"sweep", "--progress-interval", "-5s", "demo/policies"}, nil, 2, []string{"--progress-interval -5s: want a positive duration"}, ""},
+		{"a zero progress interval", []string{"reproduce", "--progress-interval", "0s", "demo"}, nil, 2, []string{"--progress-interval 0s: want a positive duration"}, ""},
 		{"sweep --parallel 0", []string{"sweep", "--parallel", "0", "demo/policies"}, nil, 2, []string{"--parallel 0: want at least 1"}, ""},
 		// Configuration: keys and values.
 		{"a mistyped key is suggested, not listed", []string{"run", "--set", "engine.cycel_s=1"}, nil, 2, []string{`unknown config key "engine.cycel_s" in --set, did you mean engine.cycle_s?`}, "workload.name"},

@@ -65,6 +65,9 @@ when set, else ../shared/data/google2011 next to the repository root. To get it:
 			if err := checkParallel(parallel); err != nil {
 				return err
 			}
+			if err := checkInterval(every); err != nil {
+				return err
+			}
 			if all {
 				if len(args) > 0 {
 					return usageError{fmt.Errorf("--all takes no IDs")}
