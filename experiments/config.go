@@ -51,6 +51,10 @@ var baseKeys = []Key{
 	{"predict.median_filter", false, "JVuPredict: offer median-filtered histories as extra candidates"},
 	{"predict.noise_bias", 0.0, "noisy predictor: mean of the relative error e in percent (prediction = runtime × (1 + e/100))"},
 	{"predict.noise_std", 0.0, "noisy predictor: standard deviation of e in percent"},
+	{"limits.max_tasks", int64(0), "refuse a workload of more tasks than this before replaying it (exit status 1); 0 = half the available memory at 64 bytes per task"},
+	{"limits.max_job_tasks", int64(0), "refuse a workload with a job of more tasks than this; 0 = no per-job limit"},
+	{"limits.max_stage_tasks", int64(0), "refuse a workload with a stage of more tasks than this; 0 = no per-stage limit"},
+	{"limits.max_machines", int64(0), "refuse a cluster, or a workload.machines value (exit status 2), of more machines than this; 0 = half the available memory at 1 KiB per machine"},
 }
 
 // Config is a resolved run configuration.
@@ -89,6 +93,9 @@ type WorkloadConfig struct {
 	Seed int64
 	// Settings is the canonical JSON of every shaping key and the generator's keys.
 	Settings string
+	// Limits bound the workload's size (limits.*). They change no result, so neither
+	// config.yaml nor a sweep's cache key records them.
+	Limits Limits
 }
 
 // PolicyConfig selects and configures the policy.
@@ -121,13 +128,24 @@ func configErr(format string, args ...any) error {
 	return fmt.Errorf("%w: %s", ErrConfig, fmt.Sprintf(format, args...))
 }
 
+// EnvPrefix starts the name of every environment variable schedlab reads.
+const EnvPrefix = "SCHEDLAB_"
+
+// EnvName is the environment variable that sets a configuration key: policy.name ↔
+// SCHEDLAB_POLICY_NAME.
+func EnvName(key string) string {
+	return EnvPrefix + strings.ToUpper(strings.ReplaceAll(key, ".", "_"))
+}
+
 // NewViper returns a viper instance with every key's default and SCHEDLAB_* environment binding
-// (policy.name ↔ SCHEDLAB_POLICY_NAME).
+// (EnvName). An environment variable set to the empty string counts as set, so Resolve rejects
+// it where an empty value is not allowed.
 func NewViper() *viper.Viper {
 	v := viper.New()
-	v.SetEnvPrefix("SCHEDLAB")
+	v.SetEnvPrefix(strings.TrimSuffix(EnvPrefix, "_"))
 	v.SetEnvKeyReplacer(strings.NewReplacer(".", "_"))
 	v.AutomaticEnv()
+	v.AllowEmptyEnv(true)
 	for _, k := range Keys {
 		v.SetDefault(k.Name, k.Default)
 	}
@@ -150,11 +168,54 @@ func KeyNames() []string {
 	return out
 }
 
-// CheckKeys rejects keys that are not configuration keys, naming the source they came from.
+// CheckKeys rejects keys that are not configuration keys, naming the source they came from and
+// suggesting the nearest key names.
 func CheckKeys(keys []string, source string) error {
 	for _, k := range keys {
 		if !known(k) {
-			return configErr("unknown config key %q in %s (valid: %s, policy.params.*)", k, source, strings.Join(KeyNames(), ", "))
+			return configErr("unknown config key %q in %s%s", k, source, SuggestOr(k, append(KeyNames(), "policy.params.*"), "; `schedlab config keys` lists them"))
+		}
+	}
+	return nil
+}
+
+// SuggestOr returns ", did you mean a or b?" for the names within a small edit distance of name,
+// or otherwise.
+func SuggestOr(name string, names []string, otherwise string) string {
+	if s := suggest(name, names); s != "" {
+		return s
+	}
+	return otherwise
+}
+
+// EmptyAllowed reports whether an empty (or null) value means something for a configuration
+// key: a string whose default is empty (none), a list (no items), a policy.params.* key (unset).
+// Numbers and booleans have no empty value. Unknown keys are CheckKeys' business: true.
+func EmptyAllowed(key string) bool {
+	i := slices.IndexFunc(Keys, func(k Key) bool { return k.Name == key })
+	return i < 0 || emptyAllowed(Keys[i])
+}
+
+func emptyAllowed(k Key) bool {
+	switch d := k.Default.(type) {
+	case string:
+		return d == ""
+	case []string, []float64:
+		return true
+	}
+	return false
+}
+
+// checkEmpty rejects keys set to nothing — `--set engine.cycle_s=`, SCHEDLAB_SEED=, a YAML key
+// without a value — unless an empty value means something for them.
+func checkEmpty(v *viper.Viper) error {
+	for _, k := range Keys {
+		if emptyAllowed(k) {
+			continue
+		}
+		x := v.Get(k.Name)
+		if s, ok := x.(string); x == nil || ok && strings.TrimSpace(s) == "" {
+			return configErr("%s: empty value (omit the key to keep its default, %v)", k.Name, k.Default)
 		}
 	}
 	return nil
@@ -197,6 +258,9 @@ func strList(dst *[]string) func(any) error {
 // Resolve reads a Config from v, checking every key's type and range.
 func Resolve(v *viper.Viper) (Config, error) {
 	if err := CheckKeys(v.AllKeys(), "configuration"); err != nil {
+		return Config{}, err
+	}
+	if err := checkEmpty(v); err != nil {
 		return Config{}, err
 	}
 	var c Config
@@ -278,8 +342,28 @@ func Resolve(v *viper.Viper) (Config, error) {
 		return nil
 	})
 	get("predict.noise_std", nonNegFloat(&c.Predict.NoiseStd))
+	count := func(dst *int64) func(any) error {
+		return func(x any) error {
+			n, e := cast.ToInt64E(x)
+			if e != nil || n < 0 {
+				return fmt.Errorf("want an integer ≥ 0, got %v", x)
+			}
+			*dst = n
+			return nil
+		}
+	}
+	l := &c.Workload.Limits
+	get("limits.max_tasks", count(&l.MaxTasks))
+	get("limits.max_job_tasks", count(&l.MaxJobTasks))
+	get("limits.max_stage_tasks", count(&l.MaxStageTasks))
+	get("limits.max_machines", count(&l.MaxMachines))
 	if err != nil {
 		return Config{}, err
+	}
+	if c.Workload.Machines > 0 {
+		if err := l.checkMachines(c.Workload.Machines); err != nil {
+			return Config{}, configErr("workload.machines: %v", err)
+		}
 	}
 	c.Workload.Seed = c.Seed
 	if err := resolveWorkloadSettings(v, &c.Workload); err != nil {

@@ -86,6 +86,13 @@ func RunWorkload(c Config, w *traces.Workload) (*Outcome, error) {
 // RunHashed is RunWorkload for a caller that already holds the workload's content hash (a sweep
 // loads and hashes a workload once for many cells).
 func RunHashed(c Config, w *traces.Workload, hash string) (*Outcome, error) {
+	// Every replay passes here: refuse a workload over the limits before the engine allocates.
+	if err := c.Workload.Limits.Check(w); err != nil {
+		return nil, fmt.Errorf("workload %s: %w", w.Name, err)
+	}
+	if err := checkUsageWindows(c, w); err != nil {
+		return nil, err
+	}
 	p, err := NewPolicy(c)
 	if err != nil {
 		return nil, err

@@ -87,7 +87,15 @@ func TestResolveRejectsBadInput(t *testing.T) {
 		sets []string
 		want string
 	}{
-		{"an unknown key is named with the valid keys", []string{"engine.cylce_s=3"}, `unknown config key "engine.cylce_s"`},
+		{"an unknown key is named with a suggestion", []string{"engine.cylce_s=3"}, `unknown config key "engine.cylce_s" in --set, did you mean engine.cycle_s?`},
+		{"an empty number is rejected", []string{"engine.cycle_s="}, "engine.cycle_s: empty value"},
+		{"an empty boolean is rejected", []string{"engine.oracle= "}, "engine.oracle: empty value"},
+		{"an empty seed is rejected", []string{"seed="}, "seed: empty value"},
+		{"an empty generator option is rejected", []string{"workload.cora.jobs="}, "workload.cora.jobs: empty value"},
+		{"an empty shaping number is rejected", []string{"workload.window_start_s="}, "workload.window_start_s: empty value"},
+		{"a shaping value out of range names its key", []string{"workload.sample=0"}, "workload.sample: want a fraction in (0, 1], got 0"},
+		{"a shaping type error names its key", []string{"workload.scale_tasks=lots"}, "workload.scale_tasks: want a number"},
+		{"a negative limit is rejected", []string{"limits.max_stage_tasks=-5"}, "limits.max_stage_tasks: want an integer ≥ 0"},
 		{"a negative duration is rejected", []string{"engine.cycle_s=-1"}, "engine.cycle_s: want a number ≥ 0"},
 		{"a non-boolean is rejected", []string{"engine.oracle=maybe"}, "engine.oracle: not a boolean"},
 		{"a bad level lists the valid ones", []string{"policy.level=rack"}, "valid: job, queue"},
@@ -104,6 +112,17 @@ func TestResolveRejectsBadInput(t *testing.T) {
 				t.Fatalf("got %v, want a config error containing %q", err, tc.want)
 			}
 		})
+	}
+}
+
+func TestEmptyValuesWhereTheyMeanSomething(t *testing.T) {
+	c := resolve(t, "predict.name=", "workload.generator=", "policy.class_order=", "workload.class_rules=")
+	if c.Predict.Name != "" || c.Workload.Generator != "" || len(c.Policy.ClassOrder) != 0 {
+		t.Fatalf("got %+v", c)
+	}
+	t.Setenv("SCHEDLAB_ENGINE_HORIZON_S", "")
+	if _, err := Resolve(NewViper()); err == nil || !strings.Contains(err.Error(), "engine.horizon_s: empty value") {
+		t.Fatalf("an empty SCHEDLAB_ENGINE_HORIZON_S: got %v, want it rejected", err)
 	}
 }
 

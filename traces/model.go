@@ -8,6 +8,7 @@
 package traces
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -42,7 +43,46 @@ const Unit int64 = 1_000_000
 // Vec is a resource vector in fixed-point units; dimensions beyond the workload's are zero.
 type Vec [MaxDims]int64
 
-// VecOf converts float amounts to a Vec, rounding each to the nearest fixed-point unit.
+// MaxAmount is the largest magnitude of one resource amount in fixed-point units: 2⁵³ (about
+// 9.0e9 whole units), so every amount converts to float64 and back exactly, and the sum over a
+// thousand machines still fits in int64 (Validate checks a cluster's total).
+const MaxAmount int64 = 1 << 53
+
+// ErrRange is wrapped by CheckedAmount's and CheckedVec's errors.
+var ErrRange = errors.New("outside the fixed-point range")
+
+// CheckedAmount converts a float amount in whole units to fixed point, rounding to the nearest
+// unit. An amount that is not a number or whose magnitude exceeds MaxAmount units is an error
+// wrapping ErrRange, never a clamp: readers of trace data convert through it (or CheckedVec) and
+// report the error at the record.
+func CheckedAmount(x float64) (int64, error) {
+	f := math.Round(x * float64(Unit))
+	if math.IsNaN(f) || math.Abs(f) > float64(MaxAmount) {
+		return 0, fmt.Errorf("%v is %w (magnitude at most %.4g units)", x, ErrRange, float64(MaxAmount)/float64(Unit))
+	}
+	return int64(f), nil
+}
+
+// CheckedVec converts float amounts to a Vec as CheckedAmount does; the error of an amount out of
+// range names its dimension index. More than MaxDims amounts are an error too.
+func CheckedVec(xs ...float64) (Vec, error) {
+	var v Vec
+	if len(xs) > MaxDims {
+		return v, fmt.Errorf("%d amounts, at most %d dimensions", len(xs), MaxDims)
+	}
+	for i, x := range xs {
+		a, err := CheckedAmount(x)
+		if err != nil {
+			return Vec{}, fmt.Errorf("dimension %d: %w", i, err)
+		}
+		v[i] = a
+	}
+	return v, nil
+}
+
+// VecOf converts float amounts to a Vec, rounding each to the nearest fixed-point unit. It is for
+// amounts known to be in range — constants and validated options; it does not check. Data read
+// from a trace goes through CheckedVec, which reports an amount out of range as an error.
 func VecOf(xs ...float64) Vec {
 	var v Vec
 	for i, x := range xs {

@@ -66,13 +66,19 @@ func (w *Workload) Validate() error {
 	if len(w.Cluster.Machines) == 0 {
 		return &InvalidError{Job: -1, Field: "cluster", Msg: "no machines"}
 	}
-	var largest Vec
+	var largest, total Vec
 	for i, m := range w.Cluster.Machines {
 		if m.Capacity.AnyNegative() {
 			return &InvalidError{Job: -1, Field: fmt.Sprintf("cluster.machines[%d].capacity", i), Msg: "negative"}
 		}
 		for d := range largest {
+			// Capacities stay within the fixed-point range and the cluster's total below half
+			// of int64, so sums of allocations and free capacity never overflow.
+			if m.Capacity[d] > MaxAmount || total[d] > math.MaxInt64/2-m.Capacity[d] {
+				return &InvalidError{Job: -1, Field: fmt.Sprintf("cluster.machines[%d].capacity", i), Msg: fmt.Sprintf("%s: beyond the fixed-point range (at most %.4g per machine, and a cluster total below %.4g)", m.Capacity.Format(len(w.Dims)), float64(MaxAmount)/float64(Unit), float64(math.MaxInt64/2)/float64(Unit))}
+			}
 			largest[d] = max(largest[d], m.Capacity[d])
+			total[d] += m.Capacity[d]
 		}
 	}
 	if w.Cluster.Pooled {

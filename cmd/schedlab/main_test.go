@@ -14,7 +14,7 @@ var update = flag.Bool("update", false, "rewrite golden files under testdata/")
 func runCLI(t *testing.T, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	code = run(&out, &errb, args)
+	code = exit(&errb, run(&out, &errb, args))
 	return out.String(), errb.String(), code
 }
 

@@ -62,6 +62,12 @@ when set, else ../shared/data/google2011 next to the repository root. To get it:
 			if list {
 				return listSpecs(cmd)
 			}
+			if err := checkParallel(parallel); err != nil {
+				return err
+			}
+			if err := checkInterval(every); err != nil {
+				return err
+			}
 			if all {
 				if len(args) > 0 {
 					return usageError{fmt.Errorf("--all takes no IDs")}
@@ -98,7 +104,7 @@ when set, else ../shared/data/google2011 next to the repository root. To get it:
 	f.BoolVar(&all, "all", false, "reproduce every embedded spec and every jv reproduction")
 	f.BoolVar(&strict, "strict", false, "exit 1 when a counted claim is not held or could not be evaluated (for CI gates)")
 	f.StringVar(&jvTrace, "jv-trace", "", "Google 2011 trace of the jv-* reproductions: a directory with job_events/ (default: the label's, see above)")
-	f.IntVar(&parallel, "parallel", runtime.GOMAXPROCS(0), "number of cells run at once")
+	f.IntVar(&parallel, "parallel", runtime.GOMAXPROCS(0), "number of cells run at once (at least 1)")
 	f.StringArrayVar(&sets, "set", nil, "override a base key of every spec, or keep one value of an axis (repeatable)")
 	f.DurationVar(&every, "progress-interval", 10*time.Second, "interval of progress lines when stdout is not a terminal")
 	return cmd

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"os"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/viper"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/schedlab/schedlab/experiments"
 	"github.com/schedlab/schedlab/policies/builtin"
@@ -98,10 +100,30 @@ whatever the policy reports of its own (bpf and nbpf: DIR/admissions.json).`,
 	return cmd
 }
 
-// readConfigFile merges a YAML file into v, rejecting keys schedlab does not know.
+// readConfigFile merges a YAML file into v, rejecting keys schedlab does not know and files
+// of more than one YAML document (viper would read the first and ignore the rest).
 func readConfigFile(v *viper.Viper, path string) error {
-	if _, err := os.Stat(path); err != nil {
+	b, err := os.ReadFile(path)
+	if err != nil {
 		return fmt.Errorf("%w: --config: %v", experiments.ErrConfig, err)
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(b))
+	for docs := 0; ; {
+		var doc yaml.Node // a Node keeps aliases unexpanded
+		if err := dec.Decode(&doc); err == io.EOF {
+			break
+		} else if err != nil {
+			return fmt.Errorf("%w: %s: %v", experiments.ErrConfig, path, err)
+		}
+		if len(doc.Content) == 1 && doc.Content[0].Tag == "!!null" {
+			continue // an empty document, e.g. after a trailing "---"
+		}
+		if docs++; docs == 2 {
+			return fmt.Errorf("%w: %s:%d: a second YAML document; a configuration file holds one", experiments.ErrConfig, path, doc.Line)
+		}
+		if key, line := nullKey(doc.Content[0], ""); key != "" {
+			return fmt.Errorf("%w: %s:%d: %s: empty value", experiments.ErrConfig, path, line, key)
+		}
 	}
 	fv := viper.New()
 	fv.SetConfigFile(path)
@@ -113,6 +135,27 @@ func readConfigFile(v *viper.Viper, path string) error {
 		return err
 	}
 	return v.MergeConfigMap(fv.AllSettings())
+}
+
+// nullKey returns the first dotted key under n whose value is null (`cycle_s:` with nothing
+// after it) although an empty value means nothing for it, and its line; viper would drop it and
+// keep the default.
+func nullKey(n *yaml.Node, prefix string) (string, int) {
+	if n.Kind != yaml.MappingNode {
+		return "", 0
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		key := prefix + k.Value
+		if v.Kind == yaml.MappingNode {
+			if key, line := nullKey(v, key+"."); key != "" {
+				return key, line
+			}
+		} else if v.Kind == yaml.ScalarNode && v.Tag == "!!null" && !experiments.EmptyAllowed(key) {
+			return key, k.Line
+		}
+	}
+	return "", 0
 }
 
 func printSummary(w io.Writer, o *experiments.Outcome) {

@@ -91,9 +91,20 @@ func checkParallel(n int) error {
 	return nil
 }
 
+// checkInterval rejects progress intervals that are not positive (a usage error).
+func checkInterval(d time.Duration) error {
+	if d <= 0 {
+		return usageError{fmt.Errorf("--progress-interval %v: want a positive duration such as 30s", d)}
+	}
+	return nil
+}
+
 func runSweep(cmd *cobra.Command, args []string, fl *sweepFlags) error {
 	stdout := cmd.OutOrStdout()
 	if err := checkParallel(fl.parallel); err != nil {
+		return err
+	}
+	if err := checkInterval(fl.every); err != nil {
 		return err
 	}
 	if fl.maxCells < 1 {

@@ -10,7 +10,7 @@ import (
 // the Slurm test's jobs run it), it is the command line itself, not the tests.
 func TestMain(m *testing.M) {
 	if filepath.Base(os.Args[0]) == "schedlab" {
-		os.Exit(run(os.Stdout, os.Stderr, os.Args[1:]))
+		os.Exit(exit(os.Stderr, run(os.Stdout, os.Stderr, os.Args[1:])))
 	}
 	os.Exit(m.Run())
 }

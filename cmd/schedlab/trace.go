@@ -15,6 +15,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/schedlab/schedlab/experiments"
 	"github.com/schedlab/schedlab/traces"
 	"github.com/schedlab/schedlab/traces/alibaba2018"
 	"github.com/schedlab/schedlab/traces/borg2019"
@@ -130,6 +131,10 @@ with an explanation.`)
 			}
 			if err := wl.Validate(); err != nil {
 				return fmt.Errorf("trace import %s: %s: %w", format, srcs[0], err)
+			}
+			// The file is valid data, perhaps for a larger machine: warn, do not refuse.
+			if err := (experiments.Limits{}).Check(wl); err != nil {
+				fmt.Fprintf(cmd.ErrOrStderr(), "schedlab: warning: trace import: %s: %v; `schedlab run` refuses it here unless the limit is raised\n", srcs[0], err)
 			}
 			if err := canonical.Write(out, wl); err != nil {
 				return err

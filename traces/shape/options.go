@@ -160,7 +160,7 @@ func FromConfig(get func(key string) any) (Options, error) {
 	set := func(key string, f func(any) error) {
 		if v := get(key); v != nil {
 			if err := f(v); err != nil {
-				errs = append(errs, fmt.Errorf("shape: %s: %w", key, err))
+				errs = append(errs, &KeyError{Key: key, Err: err})
 			}
 		}
 	}
@@ -271,6 +271,17 @@ func splitList(s string) []string {
 	return out
 }
 
+// KeyError is one problem FromConfig or Validate found, naming the configuration key (as in
+// Keys); both return all their problems joined (errors.Join), and errors.As finds the first.
+type KeyError struct {
+	Key string
+	Err error
+}
+
+func (e *KeyError) Error() string { return "shape: " + e.Key + ": " + e.Err.Error() }
+
+func (e *KeyError) Unwrap() error { return e.Err }
+
 // maxSeconds bounds every time in the options (about 31.7 years), so that conversions to
 // microseconds cannot overflow.
 const maxSeconds = 1e9
@@ -282,7 +293,7 @@ const maxFactor = 1e6
 func (o Options) Validate() error {
 	var errs []error
 	bad := func(key, format string, args ...any) {
-		errs = append(errs, fmt.Errorf("shape: %s: %s", key, fmt.Sprintf(format, args...)))
+		errs = append(errs, &KeyError{Key: key, Err: fmt.Errorf(format, args...)})
 	}
 	finite := func(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
 	if !finite(o.WindowStartS) || o.WindowStartS < 0 || o.WindowStartS > maxSeconds {
