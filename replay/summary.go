@@ -15,6 +15,10 @@ type Group struct {
 	P50JCT    float64 `json:"p50_jct_s"`
 	P95JCT    float64 `json:"p95_jct_s"`
 	P99JCT    float64 `json:"p99_jct_s"`
+	// AvgRun is the mean time from a completed job's first task start to its finish: the
+	// completion time BoPF's simulator reports (its clock starts at a job's first allocation, so
+	// queueing before it is not counted).
+	AvgRun float64 `json:"avg_run_s"`
 }
 
 // Summary is a run's headline metrics. Times are in seconds. Jobs with a deadline are SLO jobs;
@@ -173,6 +177,7 @@ func Summarize(r *Result) Summary {
 func group(jobs []JobRecord, keep func(*JobRecord) bool) Group {
 	var g Group
 	var jct []float64
+	var run float64
 	for i := range jobs {
 		j := &jobs[i]
 		if !keep(j) {
@@ -182,7 +187,11 @@ func group(jobs []JobRecord, keep func(*JobRecord) bool) Group {
 		if j.Completed {
 			g.Completed++
 			jct = append(jct, traces.Seconds(j.JCT()))
+			run += traces.Seconds(j.Finish - max(j.FirstStart, j.Submit))
 		}
+	}
+	if g.Completed > 0 {
+		g.AvgRun = run / float64(g.Completed)
 	}
 	slices.Sort(jct)
 	g.AvgJCT = mean(jct)

@@ -38,3 +38,32 @@ func TestUtilitySummary(t *testing.T) {
 		t.Errorf("overall utility jobs %d sum %v", sum.UtilityJobs, sum.SumUtility)
 	}
 }
+
+// TestSummaryRunTime checks avg_run_s (first task start to finish) against avg_jct_s (submit to
+// finish) on hand-built records: queueing before the first start counts in the JCT only, and
+// unfinished jobs count in neither.
+func TestSummaryRunTime(t *testing.T) {
+	s := traces.Second
+	r := &Result{
+		Queues: []string{"q"},
+		Jobs: []JobRecord{
+			{Queue: "q", Class: "tq", Submit: 0, FirstStart: 40 * s, Finish: 100 * s, Completed: true},
+			{Queue: "q", Class: "tq", Submit: 10 * s, FirstStart: 10 * s, Finish: 30 * s, Completed: true},
+			{Queue: "q", Class: "tq", Submit: 0, FirstStart: 50 * s, Finish: -1},
+			{Queue: "q", Class: "lq", Submit: 5 * s, FirstStart: 6 * s, Finish: 9 * s, Completed: true},
+		},
+		QueueShareIntegral: []float64{0},
+		End:                100 * s,
+	}
+	sum := Summarize(r)
+	tq := sum.ByClass["tq"]
+	if tq.Completed != 2 || tq.AvgJCT != 60 || tq.AvgRun != 40 {
+		t.Errorf("tq: %d completed, avg JCT %v, avg run %v; want 2, 60 ((100+20)/2), 40 ((60+20)/2)", tq.Completed, tq.AvgJCT, tq.AvgRun)
+	}
+	if lq := sum.ByClass["lq"]; lq.AvgRun != 3 || lq.AvgJCT != 4 {
+		t.Errorf("lq: avg run %v, avg JCT %v; want 3 and 4", lq.AvgRun, lq.AvgJCT)
+	}
+	if math.Abs(sum.AvgRun-(60+20+3)/3.0) > 1e-12 {
+		t.Errorf("overall avg run %v, want %v", sum.AvgRun, (60+20+3)/3.0)
+	}
+}

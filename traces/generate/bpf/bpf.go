@@ -14,13 +14,18 @@
 //     Pooled, like the BoPF simulator's single shared capacity vector.
 //   - LQ jobs: the queries whose shortest completion time — their critical path after scaling
 //     task durations by LQDurationScale (1; BoPF uses 1/2 for TPC-H) — is below
-//     LQMaxCriticalPathS (30 s: "their shortest completion times are less than 30 seconds").
-//     Each is scaled "to make sure their instantaneous demands reach the maximum capacity of a
-//     single resource": every stage's task count is multiplied by the same factor LQFill/peak
-//     (rounded down, at least 1), where peak is the largest share of any one resource that any
-//     single stage demands (tasks × per-task demand / cluster capacity); so the widest stage fills
-//     LQFill (1.0) of its bottleneck resource, up to one task. LQFill > 1 reproduces the scaled-up
-//     LQ jobs of BPF §5.2.3 (2x, 4x, 8x).
+//     LQMaxCriticalPathS (30 s: "their shortest completion times are less than 30 seconds") and,
+//     when LQMaxTasks > 0, that have fewer than LQMaxTasks tasks in the trace (BoPF's
+//     SMALL_JOB_TASK_NUM_THRESHOLD; 0: no bound). Each is scaled "to make sure their
+//     instantaneous demands reach the maximum capacity of a single resource", in one of two ways:
+//     by default (LQTaskScale 0) every stage's task count is multiplied by the same factor
+//     LQFill/peak (rounded down, at least 1), where peak is the largest share of any one resource
+//     that any single stage demands (tasks × per-task demand / cluster capacity); so the widest
+//     stage fills LQFill (1.0) of its bottleneck resource, up to one task, whatever the query's
+//     shape. LQFill > 1 reproduces the scaled-up LQ jobs of BPF §5.2.3 (2x, 4x, 8x). With
+//     LQTaskScale > 0, every stage's task count is multiplied by LQTaskScale (truncated, at least
+//     1), as BoPF's simulator does (SCALE_UP_BURSTY_JOB: a per-workload constant × cluster size /
+//     25, chosen there so that the selected queries reach the capacity); LQFill is then unused.
 //   - Bursts: LQ i submits Bursts (25, the BoPF simulator's numBurstyJobPerQueue) jobs, one per
 //     ON period, at FirstBurstS + i·StaggerS + n·PeriodS (100 s + n·1000 s: BPF's simulation
 //     period, and the arrivals 100, 1100, 2100, ... of BoPF's generated inputs). Each burst's job
@@ -87,8 +92,14 @@ type Options struct {
 	// LQDurationScale (lq_duration_scale) multiplies LQ task durations (1).
 	LQDurationScale float64
 	// LQFill (lq_fill) is the share of its bottleneck resource an LQ job's widest stage demands
-	// (1).
+	// (1); unused when LQTaskScale > 0.
 	LQFill float64
+	// LQTaskScale (lq_task_scale), when > 0, multiplies every LQ stage's task count by this
+	// constant instead of filling LQFill of the bottleneck resource (0: fill).
+	LQTaskScale float64
+	// LQMaxTasks (lq_max_tasks), when > 0, keeps as LQ jobs only queries with fewer tasks than
+	// this in the trace (0: no bound).
+	LQMaxTasks int
 	// LQSlackPercent (lq_slack_percent) stretches the allowed processing time beyond the
 	// shortest completion time, percent (0).
 	LQSlackPercent float64
@@ -135,7 +146,9 @@ func Keys() []generate.Key {
 		{Name: "stagger_s", Default: d.StaggerS, Doc: "LQ i's bursts are delayed by i × stagger_s seconds"},
 		{Name: "lq_max_critical_path_s", Default: d.LQMaxCriticalPathS, Doc: "queries with a (scaled) critical path below this are LQ jobs"},
 		{Name: "lq_duration_scale", Default: d.LQDurationScale, Doc: "multiply LQ task durations (BoPF uses 0.5 for TPC-H)"},
-		{Name: "lq_fill", Default: d.LQFill, Doc: "share of its bottleneck resource an LQ job's widest stage demands (task counts scaled to it)"},
+		{Name: "lq_fill", Default: d.LQFill, Doc: "share of its bottleneck resource an LQ job's widest stage demands (task counts scaled to it); unused when lq_task_scale > 0"},
+		{Name: "lq_task_scale", Default: d.LQTaskScale, Doc: "when > 0, multiply LQ task counts by this constant (BoPF's SCALE_UP_BURSTY_JOB) instead of filling lq_fill of the bottleneck"},
+		{Name: "lq_max_tasks", Default: d.LQMaxTasks, Doc: "when > 0, only queries with fewer tasks than this in the trace are LQ jobs (BoPF's SMALL_JOB_TASK_NUM_THRESHOLD)"},
 		{Name: "lq_slack_percent", Default: d.LQSlackPercent, Doc: "LQ deadline = burst start + shortest completion time × (1 + slack/100)"},
 		{Name: "tq_jobs", Default: d.TQJobs, Doc: "total TQ jobs, drawn uniformly from the queries, round-robin over the TQs, all at t=0"},
 		{Name: "tq_task_scale", Default: d.TQTaskScale, Doc: "multiply TQ task counts"},
@@ -189,6 +202,10 @@ func (o Options) Validate() error {
 	pos("LQMaxCriticalPathS", o.LQMaxCriticalPathS, maxSeconds)
 	pos("LQDurationScale", o.LQDurationScale, 1e6)
 	pos("LQFill", o.LQFill, 1e6)
+	nonNeg("LQTaskScale", o.LQTaskScale, 1e6)
+	if o.LQMaxTasks < 0 || o.LQMaxTasks > math.MaxInt32 {
+		bad("LQMaxTasks", "want 0 (no bound) .. %d, got %d", math.MaxInt32, o.LQMaxTasks)
+	}
 	if !finite(o.LQSlackPercent) || o.LQSlackPercent <= -100 || o.LQSlackPercent > 1e6 {
 		bad("LQSlackPercent", "want a percentage in (-100, 1e6], got %v", o.LQSlackPercent)
 	}
@@ -220,9 +237,9 @@ func (o Options) String() string {
 		}
 		q = fmt.Sprintf("%q (%d queries, %s)", q, len(o.Queries.Jobs), o.Queries.Hash()[:12])
 	}
-	return fmt.Sprintf("queries=%s lqs=%d tqs=%d bursts=%d period_s=%s first_burst_s=%s stagger_s=%s lq_max_critical_path_s=%s lq_duration_scale=%s lq_fill=%s lq_slack_percent=%s tq_jobs=%d tq_task_scale=%s tq_duration_scale=%s machines=%d",
-		q, o.LQs, o.TQs, o.Bursts, f(o.PeriodS), f(o.FirstBurstS), f(o.StaggerS), f(o.LQMaxCriticalPathS),
-		f(o.LQDurationScale), f(o.LQFill), f(o.LQSlackPercent), o.TQJobs, f(o.TQTaskScale), f(o.TQDurationScale), o.Machines)
+	return fmt.Sprintf("queries=%s lqs=%d tqs=%d bursts=%d period_s=%s first_burst_s=%s stagger_s=%s lq_max_critical_path_s=%s lq_max_tasks=%d lq_duration_scale=%s lq_fill=%s lq_task_scale=%s lq_slack_percent=%s tq_jobs=%d tq_task_scale=%s tq_duration_scale=%s machines=%d",
+		q, o.LQs, o.TQs, o.Bursts, f(o.PeriodS), f(o.FirstBurstS), f(o.StaggerS), f(o.LQMaxCriticalPathS), o.LQMaxTasks,
+		f(o.LQDurationScale), f(o.LQFill), f(o.LQTaskScale), f(o.LQSlackPercent), o.TQJobs, f(o.TQTaskScale), f(o.TQDurationScale), o.Machines)
 }
 
 // Random streams, drawn from the caller's generator in this order.
@@ -274,14 +291,21 @@ func Generate(o Options, r *rand.Rand) (*traces.Workload, error) {
 			if cp >= traces.FromSeconds(o.LQMaxCriticalPathS) {
 				continue
 			}
-			if err := fill(&j, total, o.LQFill); err != nil {
+			if o.LQMaxTasks > 0 && o.Queries.Jobs[qi].Tasks() >= int64(o.LQMaxTasks) {
+				continue
+			}
+			if o.LQTaskScale > 0 {
+				if err := multiplyTasks(&j, o.LQTaskScale); err != nil {
+					return nil, fmt.Errorf("bpf: Options.LQTaskScale: %w", err)
+				}
+			} else if err := fill(&j, total, o.LQFill); err != nil {
 				return nil, fmt.Errorf("bpf: Options.LQFill: %w", err)
 			}
 			cands = append(cands, candidate{job: j, allowed: shortestCompletion(&j, total)})
 		}
 		if len(cands) == 0 {
-			return nil, fmt.Errorf("bpf: Options.LQMaxCriticalPathS: no query has a critical path below %v s after scaling durations by LQDurationScale %v (the shortest is %v s); raise LQMaxCriticalPathS or lower LQDurationScale",
-				o.LQMaxCriticalPathS, o.LQDurationScale, traces.Seconds(shortest))
+			return nil, fmt.Errorf("bpf: Options.LQMaxCriticalPathS: no query has a critical path below %v s after scaling durations by LQDurationScale %v (the shortest is %v s)%s; raise LQMaxCriticalPathS or lower LQDurationScale",
+				o.LQMaxCriticalPathS, o.LQDurationScale, traces.Seconds(shortest), maxTasksNote(o.LQMaxTasks))
 		}
 		first, stagger, period := traces.FromSeconds(o.FirstBurstS), traces.FromSeconds(o.StaggerS), traces.FromSeconds(o.PeriodS)
 		for i := range o.LQs {
@@ -431,18 +455,44 @@ func fill(j *traces.Job, total traces.Vec, target float64) error {
 		if n > math.MaxInt32 {
 			return fmt.Errorf("query %q stage %q: %d tasks × %v overflows", j.Name, st.Name, st.Tasks, f)
 		}
-		tasks := max(int32(n), 1)
-		if st.TaskDurations != nil && tasks != st.Tasks {
-			old := st.TaskDurations
-			nd := make([]traces.Time, tasks)
-			for i := range nd {
-				nd[i] = old[int64(i)*int64(len(old))/int64(tasks)]
-			}
-			st.TaskDurations = nd
-		}
-		st.Tasks = tasks
+		resize(st, max(int32(n), 1))
 	}
 	return nil
+}
+
+// maxTasksNote qualifies the no-candidate error when LQMaxTasks also filters.
+func maxTasksNote(n int) string {
+	if n <= 0 {
+		return ""
+	}
+	return fmt.Sprintf(" and fewer than LQMaxTasks %d tasks", n)
+}
+
+// multiplyTasks multiplies every stage's task count by f, truncated and at least 1, as BoPF's
+// simulator scales its bursty jobs ((int)(tasks × SCALE_UP_BURSTY_JOB)).
+func multiplyTasks(j *traces.Job, f float64) error {
+	for si := range j.Stages {
+		st := &j.Stages[si]
+		n := math.Floor(float64(float64(st.Tasks)*f) + 1e-9)
+		if n > math.MaxInt32 {
+			return fmt.Errorf("query %q stage %q: %d tasks × %v overflows", j.Name, st.Name, st.Tasks, f)
+		}
+		resize(st, max(int32(n), 1))
+	}
+	return nil
+}
+
+// resize sets a stage's task count, mapping per-task durations onto the new count.
+func resize(st *traces.Stage, tasks int32) {
+	if st.TaskDurations != nil && tasks != st.Tasks {
+		old := st.TaskDurations
+		nd := make([]traces.Time, tasks)
+		for i := range nd {
+			nd[i] = old[int64(i)*int64(len(old))/int64(tasks)]
+		}
+		st.TaskDurations = nd
+	}
+	st.Tasks = tasks
 }
 
 // waves returns how many rounds n tasks of demand d need on a pooled cluster of capacity total.

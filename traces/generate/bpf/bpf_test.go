@@ -233,6 +233,38 @@ func TestOptionsVariants(t *testing.T) {
 			},
 		},
 		{
+			// BoPF's simulator: a fixed task multiplier instead of filling the bottleneck, and
+			// only queries with fewer than lq_max_tasks tasks (query22 has 225, query6 69).
+			name: "BoPF sizing: task multiplier and task bound",
+			mod:  func(o *Options) { o.TQs, o.Bursts, o.LQTaskScale, o.LQMaxTasks, o.LQFill = 0, 6, 2.4, 100, 7 },
+			check: func(t *testing.T, w *traces.Workload) {
+				for i := range w.Jobs {
+					j := &w.Jobs[i]
+					m, r := stage(j, "Map1"), stage(j, "Reducer2")
+					if j.Features.JobName != "TPC-H query6" || m == nil || r == nil || m.Tasks != 163 || r.Tasks != 2 {
+						t.Fatalf("%s: want query6 with 163 (68 × 2.4) Map1 and 2 (1 × 2.4) Reducer2 tasks", j.Name)
+					}
+					// Map1: 163 × 0.23 mem = 37.49 of 40 fits one wave of 21.5 s; Reducer2 1 s.
+					if d := j.Deadline - j.Submit; d != 22500*traces.Millisecond {
+						t.Errorf("%s: allowed %v s, want 22.5 s", j.Name, traces.Seconds(d))
+					}
+				}
+			},
+		},
+		{
+			name: "LQ task bound keeps both queries under it",
+			mod:  func(o *Options) { o.TQs, o.Bursts, o.LQTaskScale, o.LQMaxTasks = 0, 40, 1, 226 },
+			check: func(t *testing.T, w *traces.Workload) {
+				seen := map[string]bool{}
+				for _, j := range w.Jobs {
+					seen[j.Features.JobName] = true
+				}
+				if !seen["TPC-H query6"] || !seen["TPC-H query22"] || len(seen) != 2 {
+					t.Errorf("LQ queries %v, want query6 and query22", seen)
+				}
+			},
+		},
+		{
 			name: "LQ slack stretches the allowed time",
 			mod:  func(o *Options) { o.TQs, o.LQSlackPercent, o.Bursts = 0, 100, 10 },
 			check: func(t *testing.T, w *traces.Workload) {
@@ -336,6 +368,8 @@ func TestValidate(t *testing.T) {
 		{"zero LQ threshold", func(o *Options) { o.LQMaxCriticalPathS = 0 }, "LQMaxCriticalPathS"},
 		{"zero duration scale", func(o *Options) { o.LQDurationScale = 0 }, "LQDurationScale"},
 		{"zero fill", func(o *Options) { o.LQFill = 0 }, "LQFill"},
+		{"negative LQ task scale", func(o *Options) { o.LQTaskScale = -1 }, "LQTaskScale"},
+		{"negative LQ task bound", func(o *Options) { o.LQMaxTasks = -1 }, "LQMaxTasks"},
 		{"slack -100", func(o *Options) { o.LQSlackPercent = -100 }, "LQSlackPercent"},
 		{"fewer TQ jobs than TQs", func(o *Options) { o.TQJobs = 7 }, "TQJobs"},
 		{"zero TQ task scale", func(o *Options) { o.TQTaskScale = 0 }, "TQTaskScale"},
@@ -375,8 +409,8 @@ func TestKeys(t *testing.T) {
 		}
 		seen[k.Name] = true
 	}
-	if len(keys) != 15 { // one per Options field; "queries" is the path behind Options.Queries
-		t.Errorf("%d keys, want 15", len(keys))
+	if len(keys) != 17 { // one per Options field; "queries" is the path behind Options.Queries
+		t.Errorf("%d keys, want 17", len(keys))
 	}
 }
 
