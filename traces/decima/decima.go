@@ -20,32 +20,50 @@
 //
 // # Mapping
 //
-// Each query becomes one traces.Job: ID = N, Name "TPC-H query<N> <size>" (size from the file
-// name, e.g. "2g"), Features.JobName = Name and Features.LogicalJobName = "TPC-H query<N>" (the
-// same query at every input size). Jobs are ordered by query number; all are submitted at 0
-// unless Options.Rand is set, which draws Poisson arrivals (exponential gaps with mean
-// Options.MeanInterarrival, Decima's default 25 s) in query order.
+// Each query becomes one traces.Job: ID = size in GB × 1000 + N (tpch_2g.json query 6 → 2006,
+// so jobs of different input sizes never collide; N when the file name carries no size), Name
+// "TPC-H query<N> <size>" (size from the file name, e.g. "2g"), Features.JobName = Name and
+// Features.LogicalJobName = "TPC-H query<N>" (the same query at every input size). Jobs are
+// ordered by query number; all are submitted at 0 unless Options.Rand is set, which draws
+// Poisson arrivals (exponential gaps with mean Options.MeanInterarrival, Decima's default 25 s)
+// in query order. Stream draws decima-sim's own arrival process (InitJobs at time 0, then Poisson
+// arrivals of uniformly drawn queries and input sizes) from the files of several sizes.
 //
 // Node k becomes stage k ("stage<id>" after its Spark stage id when stage_id_to_node_idx names
 // it, else "node<k>"), with Tasks = num_tasks and Parents from edges_parent_child.
 //
-// Durations are taken for one executor count e (Options.Executors, default 100, the largest
-// measured count and decima-sim's default executor cap): the measurement key e itself, or else
-// the largest measured key below e, or else the smallest key. decima-sim interpolates randomly
-// between the neighbouring keys and falls back to the largest key when a stage was never run
-// with as many executors; the reader's rule is the deterministic version of that. For that key,
-// the first_wave list followed by the rest_wave list holds one duration per task: when it has
-// exactly num_tasks entries it becomes Stage.TaskDurations (ms → µs), so heterogeneous tasks are
-// replayed as measured. When its length differs from num_tasks (a few stages of query 15) the
-// stage uses the mean of the listed durations for every task. Duration and Estimate are always
-// the mean. fresh_durations are not used: the model has no executor warm-up. Durations are
-// rounded to µs and raised to at least MinTaskDuration; negative or non-finite values are
-// errors.
+// # Durations (decima-sim's rules, made deterministic)
+//
+// decima-sim draws each task's duration when the task starts, from the measurement taken with
+// about as many executors as the task's job holds at that moment. The reader fixes that number
+// per stage: a job holds up to Options.JobExecutors executors (its executor cap; default
+// Options.Executors, a job alone on the cluster), gathers one per task it can run and keeps them
+// (idle executors stay in the job's pool), so stage s runs with held(s) = min(JobExecutors, the
+// most tasks of any stage on a path ending at s). With Options.Key = KeyDecima (the default) the
+// measurement is decima-sim's for held(s) executors: its data point (DataPoints; between two,
+// the one decima-sim draws more often), or the stage's largest measured key when the stage was
+// never run with that many; KeyFixed uses the largest key ≤ JobExecutors (else the smallest) for
+// every stage, the reader's former rule.
+//
+// The measured lists are first_wave (an executor's first task of the stage), rest_wave (later
+// tasks) and fresh_durations (an executor's first task of the job, with JVM warm-up, which the
+// data also lists in first_wave). As decima-sim does, fresh durations are removed from the
+// first wave (a key left empty takes the nearest smaller key's list) and replayed only as
+// warm-up: of the held(s) − held(parents) executors that join the job for stage s, each runs one
+// fresh task; the other executors' first tasks of the stage are first-wave tasks and the tasks
+// beyond held(s) are rest-wave tasks (with decima-sim's fallbacks when a list is empty: a
+// first-wave duration plus WarmupDelay for a missing warm-up, a warm-up duration for a missing
+// first wave, a first-wave one for a missing rest). Options.NoWarmUp replays no warm-up at all.
+// Each group's durations are spread evenly over its measured list, in measured order, so
+// Stage.TaskDurations (ms → µs) always has num_tasks entries; Duration and Estimate are their
+// mean. What the reader cannot model: decima-sim's executor moving delay (2 s when an executor
+// changes jobs) and the executor counts changing while a stage runs. Durations are rounded to µs
+// and raised to at least MinTaskDuration; negative or non-finite values are errors.
 //
 // Resources: every task holds one executor, modelled as one cpu core (Dims = ["cpu"], Demand =
 // 1 core). The cluster has Options.Machines machines of Options.CoresPerMachine cores each;
-// by default CoresPerMachine = 1 and Machines = e, so the cluster runs exactly e tasks at once,
-// as Decima's simulator with e executors does (it has no machines, only executors).
+// by default CoresPerMachine = 1 and Machines = Executors, so the cluster runs exactly that many
+// tasks at once, as Decima's simulator does (it has no machines, only executors).
 //
 // Errors name the file, the line:column and byte offset of the JSON value at fault (or of the
 // query holding it), its JSON path (e.g. q3.nodes[2].first_wave.100[4]) and the reason.
@@ -85,8 +103,18 @@ const MaxMillis = 1e12
 
 // Options control the mapping.
 type Options struct {
-	// Executors selects the measurement (see the package doc); 0 means DefaultExecutors.
+	// Executors is the cluster's executor count; 0 means DefaultExecutors.
 	Executors int
+	// JobExecutors is the most executors one job holds (its executor cap); 0 means Executors,
+	// a job alone on the cluster. Under fair sharing between n jobs decima-sim caps each at
+	// ceil(Executors/n).
+	JobExecutors int
+	// Key is the rule that picks each stage's measurement: KeyDecima ("", the default) or
+	// KeyFixed.
+	Key string
+	// NoWarmUp replays no fresh (JVM warm-up) durations: a fresh executor's first task takes a
+	// first-wave duration instead.
+	NoWarmUp bool
 	// CoresPerMachine is the size of a machine in cores (= executors); 0 means 1.
 	CoresPerMachine int
 	// Machines is the cluster size; 0 means ceil(Executors / CoresPerMachine).
@@ -103,6 +131,19 @@ func (o Options) normalize() (Options, error) {
 	}
 	if o.CoresPerMachine == 0 {
 		o.CoresPerMachine = DefaultCoresPerMachine
+	}
+	if o.JobExecutors == 0 {
+		o.JobExecutors = o.Executors
+	}
+	if o.JobExecutors < 1 || o.JobExecutors > 1_000_000 {
+		return o, fmt.Errorf("decima: Options.JobExecutors must be 1..1000000, got %d", o.JobExecutors)
+	}
+	switch o.Key {
+	case "":
+		o.Key = KeyDecima
+	case KeyDecima, KeyFixed:
+	default:
+		return o, fmt.Errorf("decima: Options.Key: unknown rule %q (valid: %s, %s)", o.Key, KeyDecima, KeyFixed)
 	}
 	if o.Executors < 1 || o.Executors > 1_000_000 {
 		return o, fmt.Errorf("decima: Options.Executors must be 1..1000000, got %d", o.Executors)
@@ -347,27 +388,6 @@ func (p *parser) parse() ([]traces.Job, error) {
 	return jobs, nil
 }
 
-// executorKey picks the measurement key for Options.Executors among keys (see the package doc).
-func executorKey(keys map[string][]float64, want int) (string, bool) {
-	best, bestN, smallest, smallestN := "", -1, "", math.MaxInt
-	for k := range keys {
-		n, err := strconv.Atoi(k)
-		if err != nil || n < 1 {
-			continue
-		}
-		if n <= want && n > bestN {
-			best, bestN = k, n
-		}
-		if n < smallestN {
-			smallest, smallestN = k, n
-		}
-	}
-	if bestN > 0 {
-		return best, true
-	}
-	return smallest, smallest != ""
-}
-
 func (p *parser) job(key string, n int64, q *queryJSON, off int64) (traces.Job, error) {
 	bad := func(field, format string, args ...any) error {
 		return p.errAt(off, key+"."+field, format, args...)
@@ -382,7 +402,7 @@ func (p *parser) job(key string, n int64, q *queryJSON, off int64) (traces.Job, 
 		return traces.Job{}, bad("nodes", "query has no stages")
 	}
 	name := fmt.Sprintf("TPC-H query%d", n)
-	j := traces.Job{ID: n, Name: name + " " + p.size, Queue: "default"}
+	j := traces.Job{ID: jobID(p.size, n), Name: name + " " + p.size, Queue: "default"}
 	j.Features.JobName, j.Features.LogicalJobName = j.Name, name
 
 	names := make([]string, len(q.Nodes))
@@ -399,6 +419,7 @@ func (p *parser) job(key string, n int64, q *queryJSON, off int64) (traces.Job, 
 		names[k] = "stage" + id
 	}
 	j.Stages = make([]traces.Stage, len(q.Nodes))
+	meas := make([]measurements, len(q.Nodes))
 	for i := range q.Nodes {
 		nd := &q.Nodes[i]
 		field := fmt.Sprintf("nodes[%d]", i)
@@ -430,24 +451,9 @@ func (p *parser) job(key string, n int64, q *queryJSON, off int64) (traces.Job, 
 				}
 			}
 		}
-		k, ok := executorKey(nd.First, p.o.Executors)
-		if !ok {
+		meas[i] = newMeasurements(nd.First, nd.Rest, nd.Fresh)
+		if len(meas[i].keys) == 0 {
 			return traces.Job{}, bad(field+".first_wave", "no measurements")
-		}
-		ms := append(append([]float64(nil), nd.First[k]...), nd.Rest[k]...)
-		if len(ms) == 0 {
-			return traces.Job{}, bad(fmt.Sprintf("%s.first_wave.%s", field, k), "no task durations for %s executors", k)
-		}
-		var sum float64
-		durs := make([]traces.Time, len(ms))
-		for t, x := range ms {
-			durs[t] = max(MinTaskDuration, traces.Time(math.Round(x*1000)))
-			sum += float64(durs[t])
-		}
-		s.Duration = max(MinTaskDuration, traces.Time(math.Round(sum/float64(len(ms)))))
-		s.Estimate = s.Duration
-		if len(durs) == int(s.Tasks) {
-			s.TaskDurations = durs
 		}
 	}
 	for e, edge := range q.Edges {
@@ -470,7 +476,37 @@ func (p *parser) job(key string, n int64, q *queryJSON, off int64) (traces.Job, 
 	if c := cycleStage(j.Stages); c >= 0 {
 		return traces.Job{}, bad("edges_parent_child", "dependency cycle through node %d", c)
 	}
+	held := heldExecutors(j.Stages, p.o.JobExecutors)
+	for i := range j.Stages {
+		s, m := &j.Stages[i], meas[i]
+		k := m.decimaKey(held[i])
+		if p.o.Key == KeyFixed {
+			k = m.fixedKey(p.o.JobExecutors)
+		}
+		fresh, first, rest := waves(int(s.Tasks), held[i], held[i]-parentHeld(s, held), p.o.NoWarmUp)
+		ms, ok := m.durations(k, fresh, first, rest, p.o.NoWarmUp)
+		if !ok {
+			return traces.Job{}, bad(fmt.Sprintf("nodes[%d].first_wave.%d", i, k), "no task durations for %d executors", k)
+		}
+		s.TaskDurations, s.Duration = toTimes(ms)
+		s.Estimate = s.Duration
+	}
 	return j, nil
+}
+
+// jobID numbers query n of an input size so that sizes never collide: size in GB × 1000 + n
+// ("2g" query 6 → 2006, "100g" query 6 → 100006; the size is the leading "<GB>g" of the file
+// name's size part, so "2g_cut" counts as 2g); n itself when the name carries no size.
+func jobID(size string, n int64) int64 {
+	digits := strings.IndexFunc(size, func(r rune) bool { return r < '0' || r > '9' })
+	if digits <= 0 || (size[digits] != 'g' && size[digits] != 'G') || n >= 1000 {
+		return n
+	}
+	gb, err := strconv.ParseInt(size[:digits], 10, 64)
+	if err != nil || gb < 1 || gb > 1_000_000 {
+		return n
+	}
+	return gb*1000 + n
 }
 
 // cycleStage returns a stage on a dependency cycle, or -1 if the stages form a DAG.

@@ -2,9 +2,11 @@ package decima
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -65,14 +67,17 @@ func TestMapping(t *testing.T) {
 	if w.Name != "tpch_2g_cut" || !slices.Equal(w.Dims, []string{"cpu"}) || len(w.Cluster.Machines) != 100 || w.Cluster.Total() != traces.VecOf(100) {
 		t.Fatalf("workload %q dims %v machines %d", w.Name, w.Dims, len(w.Cluster.Machines))
 	}
-	if got := []int64{w.Jobs[0].ID, w.Jobs[1].ID, w.Jobs[2].ID, w.Jobs[3].ID}; !slices.Equal(got, []int64{1, 6, 14, 15}) {
+	// IDs carry the input size ("2g_cut" counts as 2g): 2000 + query.
+	if got := []int64{w.Jobs[0].ID, w.Jobs[1].ID, w.Jobs[2].ID, w.Jobs[3].ID}; !slices.Equal(got, []int64{2001, 2006, 2014, 2015}) {
 		t.Fatalf("job ids = %v", got)
 	}
 	q6 := w.Jobs[1]
 	if q6.Name != "TPC-H query6 2g_cut" || q6.Features.LogicalJobName != "TPC-H query6" || q6.Submit != 0 {
 		t.Errorf("q6 = %q %+v submit %d", q6.Name, q6.Features, q6.Submit)
 	}
-	// q6 was measured with at most 13 executors: Executors=100 falls back to key "13".
+	// q6 stage 0 is a root of 12 tasks: its job gathers 12 executors, each new to the job, so every
+	// task is a warm-up task. 12 executors map to decima-sim's data point 20 (it draws 20 four
+	// times in five), which q6 never ran with: the largest measured key, 13, is used.
 	s := q6.Stages[0]
 	want := []traces.Time{3655, 3631, 3800, 3585, 3546, 4233, 3737, 3552, 3599, 3547, 2608, 3944}
 	for i := range want {
@@ -91,32 +96,169 @@ func TestMapping(t *testing.T) {
 	if p := q6.Stages[1].Parents; !slices.Equal(p, []int32{0}) {
 		t.Errorf("q6 stage 1 parents = %v", p)
 	}
-	// q15 node 6: 2 tasks but a single duration measured with 100 executors → mean, no list.
+	// Every stage gets one duration per task, even where a list is shorter (q15 node 6: 2 tasks,
+	// one first-wave duration measured with 100 executors).
 	n6 := w.Jobs[3].Stages[6]
-	if n6.Tasks != 2 || n6.TaskDurations != nil || n6.Duration != 278*traces.Millisecond {
+	if n6.Tasks != 2 || len(n6.TaskDurations) != 2 {
 		t.Errorf("q15 node 6 = %+v", n6)
 	}
 	w2, err := ReadFile("testdata/tpch_2g_cut.json", Options{Executors: 20})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n6 := w2.Jobs[3].Stages[6]; !slices.Equal(n6.TaskDurations, []traces.Time{149_000, 165_000}) {
-		t.Errorf("q15 node 6 with 20 executors = %+v", n6)
-	}
 	if len(w2.Cluster.Machines) != 20 {
 		t.Errorf("machines = %d, want 20", len(w2.Cluster.Machines))
 	}
 }
 
-func TestExecutorKey(t *testing.T) {
-	keys := map[string][]float64{"2": nil, "5": nil, "10": nil, "13": nil}
-	for want, e := range map[string]int{"2": 1, "5": 7, "10": 10, "13": 100} {
-		if got, ok := executorKey(keys, e); !ok || got != want {
-			t.Errorf("executorKey(%d) = %q, want %q", e, got, want)
+// q15 of the test file: node 0 (12 tasks) feeds node 1 (200 tasks), whose key-100 measurement
+// lists 100 first-wave durations, 88 of them also as fresh (warm-up) durations, and 100 rest-wave
+// durations; with 20 executors, 20 first-wave (8 fresh) and 180 rest-wave.
+func q15node1(t *testing.T, o Options) (traces.Stage, nodeJSON) {
+	t.Helper()
+	w, err := ReadFile("testdata/tpch_2g_cut.json", o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile("testdata/tpch_2g_cut.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var qs map[string]queryJSON
+	if err := json.Unmarshal(raw, &qs); err != nil {
+		t.Fatal(err)
+	}
+	return w.Jobs[3].Stages[1], qs["q15"].Nodes[1]
+}
+
+// ms converts measured durations to the reader's µs.
+func ms(xs []float64) []traces.Time {
+	out := make([]traces.Time, len(xs))
+	for i, x := range xs {
+		out[i] = max(MinTaskDuration, traces.Time(math.Round(x*1000)))
+	}
+	return out
+}
+
+// multiset counts durations.
+func multiset(xs []traces.Time) map[traces.Time]int {
+	m := map[traces.Time]int{}
+	for _, x := range xs {
+		m[x]++
+	}
+	return m
+}
+
+func TestWarmUpIsNotAnOrdinaryTask(t *testing.T) {
+	s, nd := q15node1(t, Options{})
+	if s.Tasks != 200 || len(s.TaskDurations) != 200 {
+		t.Fatalf("q15 node 1: %d tasks, %d durations", s.Tasks, len(s.TaskDurations))
+	}
+	// The job held 12 executors for node 0; 88 more join for node 1 (100 = the cap): 88 warm-up
+	// tasks (the whole fresh list), 12 first-wave tasks (the first wave without the fresh values)
+	// and 100 rest-wave tasks (the whole rest list), in that order.
+	fresh, first, rest := ms(nd.Fresh["100"]), ms(nd.First["100"]), ms(nd.Rest["100"])
+	if len(fresh) != 88 || len(first) != 100 || len(rest) != 100 {
+		t.Fatalf("fixture changed: %d fresh, %d first, %d rest", len(fresh), len(first), len(rest))
+	}
+	if !slices.Equal(s.TaskDurations[:88], fresh) || !slices.Equal(s.TaskDurations[100:], rest) {
+		t.Errorf("warm-up or rest-wave tasks differ from the measured lists")
+	}
+	clean := multiset(first)
+	for d, n := range multiset(fresh) {
+		clean[d] -= n
+	}
+	for d, n := range multiset(s.TaskDurations[88:100]) {
+		if clean[d] < n {
+			t.Errorf("first-wave task of %v µs is not in the first wave less the warm-ups", d)
 		}
 	}
-	if _, ok := executorKey(map[string][]float64{"x": nil}, 5); ok {
-		t.Error("executorKey found a key among non-numeric keys")
+	// Without warm-up, no fresh duration is replayed: the 100 first tasks of executors draw from
+	// the 12 cleaned first-wave durations.
+	nw, _ := q15node1(t, Options{NoWarmUp: true})
+	for _, d := range nw.TaskDurations[:100] {
+		if clean[d] == 0 {
+			t.Fatalf("NoWarmUp replayed %v µs, not a cleaned first-wave duration", d)
+		}
+	}
+	// The former reader replayed first_wave + rest_wave: 88 warm-ups as ordinary tasks.
+	var warm, all float64
+	for _, d := range fresh {
+		warm += float64(d)
+	}
+	for _, d := range slices.Concat(first, rest) {
+		all += float64(d)
+	}
+	t.Logf("q15 node 1, key 100: warm-up tasks are %.1f%% of first_wave+rest_wave task time", 100*warm/all)
+}
+
+func TestKeyFollowsJobExecutors(t *testing.T) {
+	// A job capped at 20 executors holds 12 for node 0 and 20 for node 1: key 20, 8 warm-ups
+	// (fresh list of key 20), 12 first-wave and 180 rest-wave tasks.
+	s, nd := q15node1(t, Options{JobExecutors: 20})
+	if !slices.Equal(s.TaskDurations[:8], ms(nd.Fresh["20"])) || !slices.Equal(s.TaskDurations[20:], ms(nd.Rest["20"])) {
+		t.Errorf("JobExecutors=20: durations not from key 20")
+	}
+	// KeyFixed with JobExecutors 60 uses key 60 for node 1 as well as the others.
+	f, nd := q15node1(t, Options{JobExecutors: 60, Key: KeyFixed})
+	if !slices.Equal(f.TaskDurations[60:], ms(nd.Rest["60"])) {
+		t.Errorf("KeyFixed with 60: rest-wave durations not from key 60")
+	}
+	// The cluster size alone does not change a job's measurement when its cap is given.
+	a, _ := q15node1(t, Options{Executors: 100, JobExecutors: 20})
+	b, _ := q15node1(t, Options{Executors: 20})
+	if !slices.Equal(a.TaskDurations, b.TaskDurations) {
+		t.Error("Executors=100 JobExecutors=20 differs from Executors=20")
+	}
+}
+
+func TestDecimaKey(t *testing.T) {
+	m := measurements{first: map[int][]float64{2: nil, 5: nil, 10: nil, 20: nil, 40: nil, 50: nil, 60: nil, 80: nil, 100: nil}}
+	m.keys = []int{2, 5, 10, 20, 40, 50, 60, 80, 100}
+	for e, want := range map[int]int{1: 5, 5: 5, 6: 10, 7: 10, 8: 5, 10: 10, 12: 20, 15: 10, 19: 10, 45: 40, 44: 50, 100: 100, 150: 100} {
+		if got := m.decimaKey(e); got != want {
+			t.Errorf("decimaKey(%d) = %d, want %d", e, got, want)
+		}
+	}
+	small := measurements{first: map[int][]float64{2: nil, 5: nil, 10: nil, 13: nil}, keys: []int{2, 5, 10, 13}}
+	for e, want := range map[int]int{3: 5, 10: 10, 12: 13, 100: 13} {
+		if got := small.decimaKey(e); got != want {
+			t.Errorf("decimaKey(%d) on keys 2,5,10,13 = %d, want %d", e, got, want)
+		}
+	}
+	for e, want := range map[int]int{1: 2, 7: 5, 10: 10, 100: 13} {
+		if got := small.fixedKey(e); got != want {
+			t.Errorf("fixedKey(%d) = %d, want %d", e, got, want)
+		}
+	}
+}
+
+func TestIDsDistinctAcrossSizes(t *testing.T) {
+	data, err := os.ReadFile("testdata/tpch_2g_cut.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var all []traces.Job
+	for _, name := range []string{"tpch_2g.json", "tpch_5g.json", "tpch_100g.json"} {
+		w, err := Parse(bytes.NewReader(data), name, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		all = append(all, w.Jobs...)
+	}
+	seen := map[int64]string{}
+	for _, j := range all {
+		if prev, dup := seen[j.ID]; dup {
+			t.Fatalf("id %d of %q already used by %q", j.ID, j.Name, prev)
+		}
+		seen[j.ID] = j.Name
+	}
+	if _, ok := seen[100015]; !ok {
+		t.Errorf("100g query15 is not id 100015: %v", seen)
+	}
+	w, err := Parse(bytes.NewReader(data), "custom.json", Options{})
+	if err != nil || w.Jobs[0].ID != 1 {
+		t.Errorf("a file name without a size keeps the query number: %v", err)
 	}
 }
 
@@ -138,7 +280,7 @@ func TestArrivals(t *testing.T) {
 }
 
 func TestOptions(t *testing.T) {
-	for _, o := range []Options{{Executors: -1}, {CoresPerMachine: -2}, {Machines: -1}, {MeanInterarrival: -5}} {
+	for _, o := range []Options{{Executors: -1}, {CoresPerMachine: -2}, {Machines: -1}, {MeanInterarrival: -5}, {JobExecutors: -3}, {Key: "nearest"}} {
 		if _, err := ReadFile("testdata/tpch_2g_cut.json", o); err == nil || !strings.HasPrefix(err.Error(), "decima: Options.") {
 			t.Errorf("%+v: err = %v", o, err)
 		}
@@ -239,7 +381,7 @@ func TestSharedData(t *testing.T) {
 		}
 		var stages, tasks, lists int
 		for _, j := range w.Jobs {
-			r := want[fmt.Sprintf("%s/%d", size, j.ID)]
+			r := want[fmt.Sprintf("%s/%d", size, j.ID%1000)]
 			edges := 0
 			for _, s := range j.Stages {
 				edges += len(s.Parents)
@@ -248,7 +390,7 @@ func TestSharedData(t *testing.T) {
 				}
 			}
 			if len(j.Stages) != r.stages || edges != r.edges || int(j.Tasks()) != r.tasks {
-				t.Errorf("%s q%d: stages/edges/tasks = %d/%d/%d, summary.csv says %d/%d/%d", size, j.ID, len(j.Stages), edges, j.Tasks(), r.stages, r.edges, r.tasks)
+				t.Errorf("%s job %d: stages/edges/tasks = %d/%d/%d, summary.csv says %d/%d/%d", size, j.ID, len(j.Stages), edges, j.Tasks(), r.stages, r.edges, r.tasks)
 			}
 			stages += len(j.Stages)
 			tasks += int(j.Tasks())
