@@ -31,7 +31,7 @@ func TestReproduceList(t *testing.T) {
 		t.Errorf("--list:\n%s", out)
 	}
 	// Specs are listed with their alias, which reproduce accepts as an ID.
-	if !regexp.MustCompile(`(?m)^bpf/table4 .* 48 / 240 +bpf-table4$`).MatchString(out) ||
+	if !regexp.MustCompile(`(?m)^bpf/table4 .* 36 / 180 +bpf-table4$`).MatchString(out) ||
 		!regexp.MustCompile(`(?m)^demo/policies .* demo-policies$`).MatchString(out) {
 		t.Errorf("--list has no alias column:\n%s", out)
 	}
