@@ -18,6 +18,7 @@ import (
 	"github.com/schedlab/schedlab/traces"
 	wbuiltin "github.com/schedlab/schedlab/traces/builtin"
 	"github.com/schedlab/schedlab/traces/canonical"
+	"github.com/schedlab/schedlab/traces/decima"
 	"github.com/schedlab/schedlab/traces/generate"
 	"github.com/schedlab/schedlab/traces/generate/bpf"
 	"github.com/schedlab/schedlab/traces/generate/cora"
@@ -47,6 +48,7 @@ var generators = []generator{
 	{"bpf", "BPF §5.1: LQs with periodic bursts of TPC/BigBench DAGs and backlogged TQs", bpf.Keys},
 	{"cora", "CORA §III-C: Poisson MapReduce jobs with sigmoid utilities on a container pool", cora.Keys},
 	{"jamaisvu", "JamaisVu: k-means Google job classes on a 256-node cluster with Table 3 mixes", jamaisvuKeys},
+	{"decima", "Decima's TPC-H jobs in decima-sim's arrival process (init jobs, then Poisson arrivals)", decima.StreamKeys},
 }
 
 func jamaisvuKeys() []generate.Key {
@@ -147,6 +149,9 @@ func generatorOptions(name string, values map[string]any, load bool) (any, error
 	case "jamaisvu":
 		o := jamaisvu.Defaults()
 		opts = reflect.ValueOf(&o).Elem()
+	case "decima":
+		o := decima.StreamDefaults()
+		opts = reflect.ValueOf(&o).Elem()
 	}
 	keys := make([]string, 0, len(values))
 	for k := range values {
@@ -155,7 +160,7 @@ func generatorOptions(name string, values map[string]any, load bool) (any, error
 	slices.Sort(keys)
 	for _, k := range keys {
 		val := values[k]
-		if k == "queries" || k == "trace" {
+		if k == "queries" || k == "trace" || (name == "decima" && k == "dir") {
 			continue // inputs, read below
 		}
 		f := fieldByKey(opts, k)
@@ -167,8 +172,11 @@ func generatorOptions(name string, values map[string]any, load bool) (any, error
 		}
 	}
 	path, _ := cast.ToStringE(values["queries"])
-	if name == "jamaisvu" {
+	switch name {
+	case "jamaisvu":
 		path, _ = cast.ToStringE(values["trace"])
+	case "decima":
+		path, _ = cast.ToStringE(values["dir"])
 	}
 	if load {
 		switch name {
@@ -194,6 +202,22 @@ func generatorOptions(name string, values map[string]any, load bool) (any, error
 				return nil, err
 			}
 			opts.FieldByName("Samples").Set(reflect.ValueOf(samples))
+		case "decima":
+			if path == "" {
+				return nil, configErr("workload.decima.dir: required (a folder of Decima's tpch_<size>.json files)")
+			}
+			o := opts.Interface().(decima.StreamOptions)
+			var sizes []string
+			if strings.TrimSpace(o.Sizes) != "" {
+				for _, sz := range strings.Split(o.Sizes, ",") {
+					sizes = append(sizes, strings.TrimSpace(sz))
+				}
+			}
+			catalog, err := decima.ReadDir(path, sizes, o.ReaderOptions())
+			if err != nil {
+				return nil, err
+			}
+			opts.FieldByName("Catalog").Set(reflect.ValueOf(catalog))
 		}
 	}
 	return opts.Interface(), nil
@@ -343,6 +367,8 @@ func generateWorkload(c WorkloadConfig, values map[string]any) (*traces.Workload
 		return cora.Generate(o, r)
 	case jamaisvu.Options:
 		return jamaisvu.Generate(o, r)
+	case decima.StreamOptions:
+		return decima.Stream(o, r)
 	}
 	return nil, fmt.Errorf("experiments: generator %q has no options type", c.Generator)
 }

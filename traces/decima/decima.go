@@ -50,14 +50,16 @@
 // data also lists in first_wave). As decima-sim does, fresh durations are removed from the
 // first wave (a key left empty takes the nearest smaller key's list) and replayed only as
 // warm-up: of the held(s) − held(parents) executors that join the job for stage s, each runs one
-// fresh task; the other executors' first tasks of the stage are first-wave tasks and the tasks
+// fresh task, lengthened by decima-sim's moving delay (MovingDelay, 2 s: the executor moves to
+// the job first; Options.NoMovingDelay drops it); the other executors' first tasks of the stage are first-wave tasks and the tasks
 // beyond held(s) are rest-wave tasks (with decima-sim's fallbacks when a list is empty: a
 // first-wave duration plus WarmupDelay for a missing warm-up, a warm-up duration for a missing
 // first wave, a first-wave one for a missing rest). Options.NoWarmUp replays no warm-up at all.
 // Each group's durations are spread evenly over its measured list, in measured order, so
 // Stage.TaskDurations (ms → µs) always has num_tasks entries; Duration and Estimate are their
-// mean. What the reader cannot model: decima-sim's executor moving delay (2 s when an executor
-// changes jobs) and the executor counts changing while a stage runs. Durations are rounded to µs
+// mean. What the reader cannot model: executors moving between running jobs (decima-sim moves
+// them, paying the moving delay again, when its scheduler repartitions) and executor counts
+// changing while a stage runs. Durations are rounded to µs
 // and raised to at least MinTaskDuration; negative or non-finite values are errors.
 //
 // Resources: every task holds one executor, modelled as one cpu core (Dims = ["cpu"], Demand =
@@ -115,6 +117,9 @@ type Options struct {
 	// NoWarmUp replays no fresh (JVM warm-up) durations: a fresh executor's first task takes a
 	// first-wave duration instead.
 	NoWarmUp bool
+	// NoMovingDelay drops decima-sim's moving delay (MovingDelay, 2 s) from the first task of
+	// each executor that joins a job.
+	NoMovingDelay bool
 	// CoresPerMachine is the size of a machine in cores (= executors); 0 means 1.
 	CoresPerMachine int
 	// Machines is the cluster size; 0 means ceil(Executors / CoresPerMachine).
@@ -483,8 +488,12 @@ func (p *parser) job(key string, n int64, q *queryJSON, off int64) (traces.Job, 
 		if p.o.Key == KeyFixed {
 			k = m.fixedKey(p.o.JobExecutors)
 		}
-		fresh, first, rest := waves(int(s.Tasks), held[i], held[i]-parentHeld(s, held), p.o.NoWarmUp)
-		ms, ok := m.durations(k, fresh, first, rest, p.o.NoWarmUp)
+		join, first, rest := waves(int(s.Tasks), held[i], held[i]-parentHeld(s, held))
+		move := MovingDelay
+		if p.o.NoMovingDelay {
+			move = 0
+		}
+		ms, ok := m.durations(k, join, first, rest, p.o.NoWarmUp, move)
 		if !ok {
 			return traces.Job{}, bad(fmt.Sprintf("nodes[%d].first_wave.%d", i, k), "no task durations for %d executors", k)
 		}

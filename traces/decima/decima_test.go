@@ -76,12 +76,13 @@ func TestMapping(t *testing.T) {
 		t.Errorf("q6 = %q %+v submit %d", q6.Name, q6.Features, q6.Submit)
 	}
 	// q6 stage 0 is a root of 12 tasks: its job gathers 12 executors, each new to the job, so every
-	// task is a warm-up task. 12 executors map to decima-sim's data point 20 (it draws 20 four
-	// times in five), which q6 never ran with: the largest measured key, 13, is used.
+	// task is a warm-up task, after the 2 s an executor takes to move to the job. 12 executors map
+	// to decima-sim's data point 20 (it draws 20 four times in five), which q6 never ran with: the
+	// largest measured key, 13, is used.
 	s := q6.Stages[0]
 	want := []traces.Time{3655, 3631, 3800, 3585, 3546, 4233, 3737, 3552, 3599, 3547, 2608, 3944}
 	for i := range want {
-		want[i] *= traces.Millisecond
+		want[i] = (want[i] + 2000) * traces.Millisecond
 	}
 	if s.Name != "stage0" || s.Tasks != 12 || !slices.Equal(s.TaskDurations, want) || s.Demand != traces.VecOf(1) {
 		t.Errorf("q6 stage 0 = %+v", s)
@@ -150,7 +151,7 @@ func multiset(xs []traces.Time) map[traces.Time]int {
 }
 
 func TestWarmUpIsNotAnOrdinaryTask(t *testing.T) {
-	s, nd := q15node1(t, Options{})
+	s, nd := q15node1(t, Options{NoMovingDelay: true})
 	if s.Tasks != 200 || len(s.TaskDurations) != 200 {
 		t.Fatalf("q15 node 1: %d tasks, %d durations", s.Tasks, len(s.TaskDurations))
 	}
@@ -175,10 +176,21 @@ func TestWarmUpIsNotAnOrdinaryTask(t *testing.T) {
 	}
 	// Without warm-up, no fresh duration is replayed: the 100 first tasks of executors draw from
 	// the 12 cleaned first-wave durations.
-	nw, _ := q15node1(t, Options{NoWarmUp: true})
+	nw, _ := q15node1(t, Options{NoWarmUp: true, NoMovingDelay: true})
 	for _, d := range nw.TaskDurations[:100] {
 		if clean[d] == 0 {
 			t.Fatalf("NoWarmUp replayed %v µs, not a cleaned first-wave duration", d)
+		}
+	}
+	// The moving delay lengthens exactly the 88 tasks of executors joining the job, by 2 s each.
+	mv, _ := q15node1(t, Options{})
+	for i := range mv.TaskDurations {
+		want := s.TaskDurations[i]
+		if i < 88 {
+			want += 2 * traces.Second
+		}
+		if mv.TaskDurations[i] != want {
+			t.Fatalf("task %d: %v µs with the moving delay, %v without", i, mv.TaskDurations[i], s.TaskDurations[i])
 		}
 	}
 	// The former reader replayed first_wave + rest_wave: 88 warm-ups as ordinary tasks.
@@ -195,7 +207,7 @@ func TestWarmUpIsNotAnOrdinaryTask(t *testing.T) {
 func TestKeyFollowsJobExecutors(t *testing.T) {
 	// A job capped at 20 executors holds 12 for node 0 and 20 for node 1: key 20, 8 warm-ups
 	// (fresh list of key 20), 12 first-wave and 180 rest-wave tasks.
-	s, nd := q15node1(t, Options{JobExecutors: 20})
+	s, nd := q15node1(t, Options{JobExecutors: 20, NoMovingDelay: true})
 	if !slices.Equal(s.TaskDurations[:8], ms(nd.Fresh["20"])) || !slices.Equal(s.TaskDurations[20:], ms(nd.Rest["20"])) {
 		t.Errorf("JobExecutors=20: durations not from key 20")
 	}

@@ -22,6 +22,10 @@ const (
 // executor_data_point); its job DAGs map an executor count to the neighbouring data points.
 var DataPoints = []int{5, 10, 20, 40, 50, 60, 80, 100}
 
+// MovingDelay is what an executor takes to move to another job in decima-sim (param.py
+// moving_delay, 2000 ms): every executor that joins a job pays it before its first task there.
+const MovingDelay = 2000.0
+
 // WarmupDelay is what decima-sim adds to a first-wave duration for a fresh executor when a stage
 // has no fresh measurement for the key (param.py warmup_delay, 1000 ms).
 const WarmupDelay = 1000.0
@@ -126,22 +130,21 @@ func (m measurements) fixedKey(e int) int {
 
 // waves splits a stage's tasks the way decima-sim draws their durations when its job holds held
 // executors and held−joined of them were already the job's before the stage (they ran its
-// parents): each of the joined executors runs its first task of the job (a fresh duration, with
-// JVM warm-up, unless noWarmUp), each other executor its first task of the stage (first wave),
-// and the tasks beyond one per executor are later waves (rest).
-func waves(tasks, held, joined int, noWarmUp bool) (fresh, first, rest int) {
+// parents): each of the joined executors runs its first task of the job (after moving to it, and
+// with JVM warm-up: a fresh duration), each other executor its first task of the stage (first
+// wave), and the tasks beyond one per executor are later waves (rest).
+func waves(tasks, held, joined int) (join, first, rest int) {
 	inJob := min(tasks, held)
-	if !noWarmUp {
-		fresh = min(max(joined, 0), inJob)
-	}
-	return fresh, inJob - fresh, tasks - inJob
+	join = min(max(joined, 0), inJob)
+	return join, inJob - join, tasks - inJob
 }
 
-// durations returns the stage's per-task durations in ms for key k: fresh tasks first, then the
-// first wave, then the rest, each drawn deterministically from its measured list (spread evenly
-// over it, in measured order) with decima-sim's fallbacks for empty lists. ok is false when no
-// duration is measured for the key at all.
-func (m measurements) durations(k, fresh, first, rest int, noWarmUp bool) (out []float64, ok bool) {
+// durations returns the stage's per-task durations in ms for key k: the join tasks of executors
+// new to the job first (a fresh duration, or with noWarmUp a first-wave one, plus move, the
+// moving delay), then the first wave, then the rest, each drawn deterministically from its
+// measured list (spread evenly over it, in measured order) with decima-sim's fallbacks for empty
+// lists. ok is false when no duration is measured for the key at all.
+func (m measurements) durations(k, join, first, rest int, noWarmUp bool, move float64) (out []float64, ok bool) {
 	firstList, restList, freshList := m.first[k], m.rest[k], m.fresh[k]
 	raw := slices.Concat(firstList, freshList)
 	if noWarmUp && len(firstList) == 0 {
@@ -159,8 +162,12 @@ func (m measurements) durations(k, fresh, first, rest int, noWarmUp bool) (out [
 		}
 		return true
 	}
-	// Fresh executor: a warm-up duration, else a first-wave one plus the warm-up delay.
-	if !pick(freshList, fresh, 0) && !pick(firstList, fresh, WarmupDelay) {
+	// Executor new to the job: a warm-up duration, else a first-wave one plus the warm-up delay.
+	if noWarmUp {
+		if !pick(firstList, join, move) && !pick(freshList, join, move) {
+			return nil, false
+		}
+	} else if !pick(freshList, join, move) && !pick(firstList, join, move+WarmupDelay) {
 		return nil, false
 	}
 	// First task on the stage: first wave, else (rarely) a fresh duration.

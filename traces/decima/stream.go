@@ -35,12 +35,14 @@ type StreamOptions struct {
 	StreamJobs int
 	// MeanInterarrivalS (mean_interarrival_s) is the mean gap between arrivals (25, stream_interval).
 	MeanInterarrivalS float64
-	// Executors (executors), JobExecutors (job_executors), Key (key) and NoWarmUp (no_warm_up) are
-	// the reader's Options used for the catalog (100, 0 = executors, "decima", false).
-	Executors    int
-	JobExecutors int
-	Key          string
-	NoWarmUp     bool
+	// Executors (executors), JobExecutors (job_executors), Key (key), NoWarmUp (no_warm_up) and
+	// NoMovingDelay (no_moving_delay) are the reader's Options used for the catalog (100,
+	// 0 = executors, "decima", false, false).
+	Executors     int
+	JobExecutors  int
+	Key           string
+	NoWarmUp      bool
+	NoMovingDelay bool
 }
 
 // StreamDefaults returns decima-sim's defaults (param.py). Catalog must still be set.
@@ -62,12 +64,13 @@ func StreamKeys() []generate.Key {
 		{Name: "job_executors", Default: d.JobExecutors, Doc: "most executors one job holds, selecting its measurements (0: executors)"},
 		{Name: "key", Default: d.Key, Doc: "measurement rule: decima (the executors the job holds, decima-sim's) or fixed (job_executors for every stage)"},
 		{Name: "no_warm_up", Default: d.NoWarmUp, Doc: "replay no fresh (JVM warm-up) durations"},
+		{Name: "no_moving_delay", Default: d.NoMovingDelay, Doc: "drop decima-sim's 2 s moving delay from the first task of each executor joining a job"},
 	}
 }
 
 // ReaderOptions returns the reader options the catalog is read with.
 func (o StreamOptions) ReaderOptions() Options {
-	return Options{Executors: o.Executors, JobExecutors: o.JobExecutors, Key: o.Key, NoWarmUp: o.NoWarmUp}
+	return Options{Executors: o.Executors, JobExecutors: o.JobExecutors, Key: o.Key, NoWarmUp: o.NoWarmUp, NoMovingDelay: o.NoMovingDelay}
 }
 
 // ReadDir reads tpch_<size>.json for each of sizes (all Sizes present in dir when sizes is
@@ -168,7 +171,7 @@ func Stream(o StreamOptions, r *rand.Rand) (*traces.Workload, error) {
 	first := o.Catalog[sizes[0]]
 	w := &traces.Workload{
 		Name:    "decima-stream",
-		Source:  fmt.Sprintf("decima.Stream sizes=%s init_jobs=%d stream_jobs=%d mean_interarrival_s=%s executors=%d job_executors=%d key=%s no_warm_up=%v", strings.Join(sizes, ","), o.InitJobs, o.StreamJobs, strconv.FormatFloat(o.MeanInterarrivalS, 'g', -1, 64), o.Executors, o.JobExecutors, o.Key, o.NoWarmUp),
+		Source:  fmt.Sprintf("decima.Stream sizes=%s init_jobs=%d stream_jobs=%d mean_interarrival_s=%s executors=%d job_executors=%d key=%s no_warm_up=%v no_moving_delay=%v", strings.Join(sizes, ","), o.InitJobs, o.StreamJobs, strconv.FormatFloat(o.MeanInterarrivalS, 'g', -1, 64), o.Executors, o.JobExecutors, o.Key, o.NoWarmUp, o.NoMovingDelay),
 		Dims:    slices.Clone(first.Dims),
 		Cluster: traces.Cluster{Machines: slices.Clone(first.Cluster.Machines), Pooled: first.Cluster.Pooled},
 	}
