@@ -39,6 +39,17 @@ func fig9Config(t *testing.T, policy string) Config {
 // elastic; N-BPF has no soft class; DRF admits nothing and writes no admissions.
 const admissionsFile = bpf.AdmissionsDoc + ".json"
 
+// admissionIndicators lists the per-queue indicator metrics expected for the queues of classes.
+func admissionIndicators(classes map[string]string) []string {
+	var out []string
+	for q := range classes {
+		for _, cl := range []string{"H", "S", "E", "rejected"} {
+			out = append(out, "admission."+q+"."+cl)
+		}
+	}
+	return out
+}
+
 func TestAdmissionsAreWrittenWithTheResults(t *testing.T) {
 	tests := []struct {
 		policy string
@@ -108,8 +119,19 @@ func TestAdmissionsAreWrittenWithTheResults(t *testing.T) {
 						t.Errorf("%s: class %q, want %q (records %v)", q, got[q], want, got)
 					}
 				}
-				if len(doc.Metrics.Policy) != len(tt.counts) {
-					t.Errorf("summary policy metrics = %v, want admissions %v", doc.Metrics.Policy, tt.counts)
+				if len(doc.Metrics.Policy) != len(tt.counts)+len(admissionIndicators(tt.class)) {
+					t.Errorf("summary policy metrics = %v, want admissions %v and per-queue indicators", doc.Metrics.Policy, tt.counts)
+				}
+				for q, want := range tt.class {
+					for _, cl := range []string{"H", "S", "E", "rejected"} {
+						v := 0.0
+						if cl == want {
+							v = 1
+						}
+						if got, ok := doc.Metrics.Policy["admission."+q+"."+cl]; !ok || got != v {
+							t.Errorf("summary admission.%s.%s = %g (present %v), want %g", q, cl, got, ok, v)
+						}
+					}
 				}
 				for k, want := range tt.counts {
 					if got := doc.Metrics.Policy["admissions."+k]; got != float64(want) {

@@ -37,7 +37,8 @@ type AdmissionRecord struct {
 // Report implements policies.Reporter: the admission records as admissions.json (ordered by
 // decision time, then queue index, whatever order the policy kept them in) and the number of
 // queues admitted to each class as the metrics admissions.H, admissions.S, admissions.E and
-// admissions.rejected.
+// admissions.rejected, and each queue's class as the indicators admission.<queue>.<class> (1 for
+// the class it was admitted to, 0 for the other three), so claims can check a queue's class.
 func (b *BPF) Report(c policies.ReportContext) (*policies.Report, error) {
 	recs := slices.Clone(b.recs)
 	slices.SortStableFunc(recs, func(x, y Admission) int {
@@ -71,6 +72,13 @@ func (b *BPF) Report(c policies.ReportContext) (*policies.Report, error) {
 		}
 		out = append(out, r)
 		metrics["admissions."+a.Class.String()]++
+		for _, cl := range AdmissionClasses {
+			v := 0.0
+			if cl == a.Class {
+				v = 1
+			}
+			metrics["admission."+a.Queue+"."+cl.String()] = v
+		}
 	}
 	return &policies.Report{Metrics: metrics, Docs: []policies.Doc{{Name: AdmissionsDoc, Value: out}}}, nil
 }
