@@ -447,17 +447,7 @@ func fill(j *traces.Job, total traces.Vec, target float64) error {
 	if peak == 0 {
 		return fmt.Errorf("query %q demands nothing of the cluster's resources", j.Name)
 	}
-	f := target / peak
-	for si := range j.Stages {
-		st := &j.Stages[si]
-		// The epsilon keeps an exact fit (e.g. 160.0 computed as 159.99999999) from losing a task.
-		n := math.Floor(float64(float64(st.Tasks)*f) + 1e-9)
-		if n > math.MaxInt32 {
-			return fmt.Errorf("query %q stage %q: %d tasks × %v overflows", j.Name, st.Name, st.Tasks, f)
-		}
-		resize(st, max(int32(n), 1))
-	}
-	return nil
+	return multiplyTasks(j, target/peak)
 }
 
 // maxTasksNote qualifies the no-candidate error when LQMaxTasks also filters.
@@ -473,6 +463,7 @@ func maxTasksNote(n int) string {
 func multiplyTasks(j *traces.Job, f float64) error {
 	for si := range j.Stages {
 		st := &j.Stages[si]
+		// The epsilon keeps an exact fit (e.g. 160.0 computed as 159.99999999) from losing a task.
 		n := math.Floor(float64(float64(st.Tasks)*f) + 1e-9)
 		if n > math.MaxInt32 {
 			return fmt.Errorf("query %q stage %q: %d tasks × %v overflows", j.Name, st.Name, st.Tasks, f)
