@@ -191,6 +191,14 @@ func scale(w *traces.Workload, o Options) error {
 					}
 					s.TaskDurations = nd
 				}
+				if s.History != nil && tasks != s.Tasks {
+					old := s.History
+					nh := make([]traces.TaskHistory, tasks)
+					for i := range nh {
+						nh[i] = old[int64(i)*int64(len(old))/int64(tasks)]
+					}
+					s.History = nh
+				}
 				s.Tasks = tasks
 			}
 			if o.ScaleDurations != 1 {
