@@ -1,0 +1,82 @@
+package experiments
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/schedlab/schedlab/internal/testutil"
+	"github.com/schedlab/schedlab/replay"
+	"github.com/schedlab/schedlab/traces/canonical"
+	"github.com/schedlab/schedlab/traces/google2011"
+)
+
+// googleWindow imports the shared data's task-level window (job_events and task_events parts
+// 0-9) into dir, or skips.
+func googleWindow(b *testing.B, dir string) string {
+	root := testutil.SharedData(b, "google2011")
+	var src google2011.Source
+	for i := range 10 {
+		name := fmt.Sprintf("part-%05d-of-00500.csv.gz", i)
+		src.JobEvents = append(src.JobEvents, filepath.Join(root, "job_events", name))
+		src.TaskEvents = append(src.TaskEvents, filepath.Join(root, "task_events", name))
+	}
+	for _, f := range append(src.JobEvents, src.TaskEvents...) {
+		if _, err := os.Stat(f); err != nil {
+			b.Skip(err)
+		}
+	}
+	path := filepath.Join(dir, "window.arrow")
+	if _, err := google2011.Import(src, google2011.Options{}, path); err != nil {
+		b.Fatal(err)
+	}
+	return path
+}
+
+// BenchmarkGoogleWindow replays the task-level Google window (443k tasks of 14.4k jobs, 14 h,
+// on the published machine mix scaled to the 12,509 machines the tasks ran on) and reports the
+// engine's events per second of wall time, the events, and the peak RSS of the replay (the
+// process's high-water mark, reset before it).
+func BenchmarkGoogleWindow(b *testing.B) {
+	path := googleWindow(b, b.TempDir())
+	w, err := canonical.Read(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, policy := range []string{"drf", "fifo"} {
+		b.Run("policy="+policy+"/cluster=mix", func(b *testing.B) {
+			v := NewViper()
+			v.Set("policy.name", policy)
+			c, err := Resolve(v)
+			if err != nil {
+				b.Fatal(err)
+			}
+			var events int64
+			var wall, cpu time.Duration
+			b.ResetTimer()
+			for range b.N {
+				p, err := NewPolicy(c)
+				if err != nil {
+					b.Fatal(err)
+				}
+				e, err := replay.New(w, p, c.EngineConfig())
+				if err != nil {
+					b.Fatal(err)
+				}
+				start, cpu0 := time.Now(), testutil.CPUTime()
+				res, err := e.Run()
+				wall += time.Since(start)
+				cpu += testutil.CPUTime() - cpu0
+				if err != nil {
+					b.Fatal(err)
+				}
+				events += res.Stats.Events
+			}
+			b.ReportMetric(float64(events)/wall.Seconds(), "events/s")
+			b.ReportMetric(float64(events)/cpu.Seconds(), "events/cpu-s")
+			b.ReportMetric(float64(events)/float64(b.N), "events")
+		})
+	}
+}
