@@ -238,6 +238,8 @@ type conversion struct {
 	// scaleMix: the cluster is the mix scaled to the machines the tasks ran on, known after the
 	// scan (meta holds the unscaled mix until then).
 	scaleMix bool
+	// opener opens the input files (nil: os.Open); tests and fuzzing supply content.
+	opener func(string) (io.ReadCloser, error)
 }
 
 func newConversion(src Source, o Options) (*conversion, error) {
@@ -345,7 +347,7 @@ func (c *conversion) runTasks(emit func(*traces.Job) error) error {
 	d := traces.VecOf(c.o.DefaultCPU, c.o.DefaultMem)
 	tj.deflt = [2]int64{d[0], d[1]}
 	s.emit = tj.add
-	err := s.scan(c.jobFiles, c.taskFiles, nil)
+	err := s.scan(c.jobFiles, c.taskFiles, c.opener)
 	c.st.Tasks.Machines, c.st.Tasks.End = len(s.machines), s.lastTask
 	if err == nil && c.scaleMix {
 		n := len(s.machines)
@@ -402,7 +404,7 @@ func (c *conversion) runJobs(emit func(*traces.Job) error) error {
 		st.Imported++
 		return emit(&j)
 	}
-	return s.scan(c.jobFiles, c.taskFiles, nil)
+	return s.scan(c.jobFiles, c.taskFiles, c.opener)
 }
 
 // Convert streams the workload jobs of src to emit, in the order the scan completes them (not
