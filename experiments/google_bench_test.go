@@ -13,10 +13,10 @@ import (
 	"github.com/schedlab/schedlab/traces/google2011"
 )
 
-// googleWindow imports the shared data's task-level window (job_events and task_events parts
-// 0-9) into dir, or skips.
-func googleWindow(b *testing.B, dir string) string {
-	root := testutil.SharedData(b, "google2011")
+// googleWindowFile imports the shared data's task-level window (job_events and task_events
+// parts 0-9) into dir, or skips.
+func googleWindowFile(t testing.TB, dir string) string {
+	root := testutil.SharedData(t, "google2011")
 	var src google2011.Source
 	for i := range 10 {
 		name := fmt.Sprintf("part-%05d-of-00500.csv.gz", i)
@@ -25,12 +25,12 @@ func googleWindow(b *testing.B, dir string) string {
 	}
 	for _, f := range append(src.JobEvents, src.TaskEvents...) {
 		if _, err := os.Stat(f); err != nil {
-			b.Skip(err)
+			t.Skip(err)
 		}
 	}
 	path := filepath.Join(dir, "window.arrow")
 	if _, err := google2011.Import(src, google2011.Options{}, path); err != nil {
-		b.Fatal(err)
+		t.Fatal(err)
 	}
 	return path
 }
@@ -42,7 +42,7 @@ func googleWindow(b *testing.B, dir string) string {
 // the process's peak RSS during the replay (testutil.PeakRSS: the kernel's high-water mark, reset
 // before it; the workload, already loaded, is part of it).
 func BenchmarkGoogleWindow(b *testing.B) {
-	path := googleWindow(b, b.TempDir())
+	path := googleWindowFile(b, b.TempDir())
 	w, err := canonical.Read(path)
 	if err != nil {
 		b.Fatal(err)

@@ -2,6 +2,7 @@ package experiments
 
 import (
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -113,5 +114,44 @@ func TestNoContentionWarning(t *testing.T) {
 	}
 	if o.Waits.NoWait() || o.Waits.Warning != "" || o.Waits.WaitedJobs == 0 {
 		t.Errorf("task-level import on 2 machines: waits %+v", o.Waits)
+	}
+}
+
+// TestGoogleWindowContends replays the task-level import of the shared data's window (job_events
+// and task_events parts 0-9) under fifo, drf, sp and srpt: the cluster is busy, tasks wait, and
+// the policies differ.
+func TestGoogleWindowContends(t *testing.T) {
+	if testing.Short() || slowBuild {
+		t.Skip("skipped with -short, -race and -tags invariants")
+	}
+	path := googleWindowFile(t, t.TempDir())
+	w, err := LoadWorkload(WorkloadConfig{Name: path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Average and median JCT and average task wait: two policies differ when one of them moves
+	// by 5% or more.
+	seen := map[string][3]float64{}
+	for _, policy := range []string{"fifo", "drf", "sp", "srpt"} {
+		o, err := RunWorkload(resolve(t, "policy.name="+policy, "workload.name="+path), w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := o.Summary
+		if s.Completed != s.Jobs || s.Utilization["cpu"] < 0.3 || s.Utilization["mem"] < 0.3 || o.Waits.NoWait() || o.Waits.Tasks.Waited < 1000 {
+			t.Errorf("%s: %d/%d jobs, utilization %v, waits %+v", policy, s.Completed, s.Jobs, s.Utilization, o.Waits.Tasks)
+		}
+		m := [3]float64{s.AvgJCT, s.P50JCT, o.Waits.Tasks.Avg}
+		t.Logf("%s: avg JCT %.0f s, p50 JCT %.0f s, avg task wait %.0f s, utilization %.3f", policy, m[0], m[1], m[2], s.Utilization["cpu"])
+		for p, v := range seen {
+			differ := false
+			for k := range m {
+				differ = differ || math.Abs(v[k]-m[k]) >= 0.05*max(v[k], m[k])
+			}
+			if !differ {
+				t.Errorf("%s %v and %s %v: want policies that differ", p, v, policy, m)
+			}
+		}
+		seen[policy] = m
 	}
 }

@@ -555,30 +555,39 @@ func TestSharedMonth(t *testing.T) {
 	}
 }
 
-// TestSharedTaskEvents joins the first ten parts of job_events and task_events.
+// TestSharedTaskEvents imports the window the shared data covers (job_events and task_events
+// parts 0-9) at the task level and pins what it holds.
 func TestSharedTaskEvents(t *testing.T) {
 	if testing.Short() || raceEnabled {
 		t.Skip("skipped with -short and -race")
 	}
 	root := testutil.SharedData(t, "google2011")
-	var jobs, tasks []string
+	var src Source
 	for i := range 10 {
-		jobs = append(jobs, filepath.Join(root, "job_events", fmt.Sprintf("part-%05d-of-00500.csv.gz", i)))
-		tasks = append(tasks, filepath.Join(root, "task_events", fmt.Sprintf("part-%05d-of-00500.csv.gz", i)))
+		name := fmt.Sprintf("part-%05d-of-00500.csv.gz", i)
+		src.JobEvents = append(src.JobEvents, filepath.Join(root, "job_events", name))
+		src.TaskEvents = append(src.TaskEvents, filepath.Join(root, "task_events", name))
 	}
-	for _, f := range append(jobs, tasks...) {
+	for _, f := range append(src.JobEvents, src.TaskEvents...) {
 		if _, err := os.Stat(f); err != nil {
 			t.Skip(err)
 		}
 	}
-	w, st, err := WorkloadStats(Source{JobEvents: jobs, TaskEvents: tasks}, Options{})
+	w, st, err := WorkloadStats(src, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := w.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	if st.Imported < 5000 || st.DefaultDemand*20 > st.Imported || w.Tasks() < int64(st.Imported) {
-		t.Errorf("parts 0-9: %d jobs, %d with default demand, %d tasks", st.Imported, st.DefaultDemand, w.Tasks())
+	ts := st.Tasks
+	// 1,827,856 rows of 464,004 tasks of 14,484 jobs on 12,509 machines; 20,747 tasks are never
+	// scheduled in the window.
+	if st.Level != LevelTask || st.Scan.TaskEvents != 1827856 || ts.Seen != 464004 || ts.NeverScheduled != 20747 || ts.Imported != 443257 ||
+		w.Tasks() != ts.Imported || int64(len(w.Jobs)) != st.Imported || st.Imported != 14443 || ts.Machines != 12509 || len(w.Cluster.Machines) != 12509 {
+		t.Errorf("window: %d jobs, %d tasks, %d machines; stats %+v", len(w.Jobs), w.Tasks(), len(w.Cluster.Machines), st)
+	}
+	if ts.Outcomes[traces.TaskRunning] == 0 || ts.StartedBefore == 0 || ts.Evictions == 0 || ts.End != 50711946042 {
+		t.Errorf("task stats %+v", ts)
 	}
 }
