@@ -77,10 +77,21 @@ func (tt *taskTable) get(index int32, t traces.Time) *taskRun {
 	return &tt.runs[p]
 }
 
+// reset empties the table for a recycled job. Small arrays are kept for the next job; those of
+// a large job are dropped, lest the recycled states keep the largest jobs' memory for good.
 func (tt *taskTable) reset() {
-	clear(tt.pos)
-	tt.pos = tt.pos[:0]
-	tt.runs = tt.runs[:0]
+	const keep = 256
+	if cap(tt.pos) > 4*keep {
+		tt.pos = nil
+	} else {
+		clear(tt.pos)
+		tt.pos = tt.pos[:0]
+	}
+	if cap(tt.runs) > keep {
+		tt.runs = nil
+	} else {
+		tt.runs = tt.runs[:0]
+	}
 	tt.big = nil
 }
 
