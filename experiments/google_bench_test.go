@@ -1,8 +1,6 @@
 package experiments
 
 import (
-	"fmt"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -16,17 +14,9 @@ import (
 // googleWindowFile imports the shared data's task-level window (job_events and task_events
 // parts 0-9) into dir, or skips.
 func googleWindowFile(t testing.TB, dir string) string {
-	root := testutil.SharedData(t, "google2011")
-	var src google2011.Source
-	for i := range 10 {
-		name := fmt.Sprintf("part-%05d-of-00500.csv.gz", i)
-		src.JobEvents = append(src.JobEvents, filepath.Join(root, "job_events", name))
-		src.TaskEvents = append(src.TaskEvents, filepath.Join(root, "task_events", name))
-	}
-	for _, f := range append(src.JobEvents, src.TaskEvents...) {
-		if _, err := os.Stat(f); err != nil {
-			t.Skip(err)
-		}
+	src, err := google2011.Window(testutil.SharedData(t, "google2011"), 0, 9)
+	if err != nil {
+		t.Skip(err)
 	}
 	path := filepath.Join(dir, "window.arrow")
 	if _, err := google2011.Import(src, google2011.Options{}, path); err != nil {

@@ -561,17 +561,9 @@ func TestSharedTaskEvents(t *testing.T) {
 	if testing.Short() || raceEnabled {
 		t.Skip("skipped with -short and -race")
 	}
-	root := testutil.SharedData(t, "google2011")
-	var src Source
-	for i := range 10 {
-		name := fmt.Sprintf("part-%05d-of-00500.csv.gz", i)
-		src.JobEvents = append(src.JobEvents, filepath.Join(root, "job_events", name))
-		src.TaskEvents = append(src.TaskEvents, filepath.Join(root, "task_events", name))
-	}
-	for _, f := range append(src.JobEvents, src.TaskEvents...) {
-		if _, err := os.Stat(f); err != nil {
-			t.Skip(err)
-		}
+	src, err := Window(testutil.SharedData(t, "google2011"), 0, 9)
+	if err != nil {
+		t.Skip(err)
 	}
 	w, st, err := WorkloadStats(src, Options{})
 	if err != nil {
@@ -589,5 +581,29 @@ func TestSharedTaskEvents(t *testing.T) {
 	}
 	if ts.Outcomes[traces.TaskRunning] == 0 || ts.StartedBefore == 0 || ts.Evictions == 0 || ts.End != 50711946042 {
 		t.Errorf("task stats %+v", ts)
+	}
+}
+
+func TestWindow(t *testing.T) {
+	dir := t.TempDir()
+	for i := range 3 {
+		writeFile(t, dir, filepath.Join(JobEventsTable, PartName(i)), nil)
+		writeFile(t, dir, filepath.Join(TaskEventsTable, PartName(i)), nil)
+	}
+	src, err := Window(dir, 1, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Source{
+		JobEvents:  []string{filepath.Join(dir, "job_events", "part-00001-of-00500.csv.gz"), filepath.Join(dir, "job_events", "part-00002-of-00500.csv.gz")},
+		TaskEvents: []string{filepath.Join(dir, "task_events", "part-00001-of-00500.csv.gz"), filepath.Join(dir, "task_events", "part-00002-of-00500.csv.gz")},
+	}
+	if !reflect.DeepEqual(src, want) {
+		t.Errorf("Window = %+v", src)
+	}
+	for _, bad := range [][2]int{{2, 3}, {-1, 0}, {2, 1}, {0, 500}} {
+		if _, err := Window(dir, bad[0], bad[1]); err == nil {
+			t.Errorf("Window(%d, %d) succeeded", bad[0], bad[1])
+		}
 	}
 }
