@@ -66,6 +66,7 @@ bench: deps
 bench-traces: deps
 	GOMAXPROCS=1 $(GO) test -run '^$$' -bench 'Writer|Read' -benchtime 3x ./traces/canonical/
 	GOMAXPROCS=1 $(GO) test -run '^$$' -bench 'Import|ScanJobs|Load|Gunzip' -benchtime 2x ./traces/google2011/
+	GOMAXPROCS=1 $(GO) test -run '^$$' -bench 'GoogleWindow' -benchtime 1x ./experiments/
 
 verify: deps
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt needed"; exit 1; }

@@ -76,7 +76,10 @@ type Provenance struct {
 
 // SummaryDoc is the content of summary.json.
 type SummaryDoc struct {
-	Metrics    RunMetrics  `json:"metrics"`
+	Metrics RunMetrics `json:"metrics"`
+	// Waits is how long tasks waited to start, per queue, and whether any job ever waited for
+	// resources (its Warning is set when none did).
+	Waits      Waits       `json:"waits"`
 	Engine     EngineStats `json:"engine"`
 	Provenance Provenance  `json:"provenance"`
 }
@@ -111,7 +114,7 @@ func (o *Outcome) WriteOutputs(dir string) error {
 		}
 		metrics.Policy = o.Report.Metrics
 	}
-	doc := SummaryDoc{Metrics: metrics, Engine: o.Engine, Provenance: o.Provenance()}
+	doc := SummaryDoc{Metrics: metrics, Waits: o.Waits, Engine: o.Engine, Provenance: o.Provenance()}
 	if err := atomicWrite(filepath.Join(dir, SummaryFile), func(f *os.File) error {
 		enc := json.NewEncoder(f)
 		enc.SetIndent("", "  ")

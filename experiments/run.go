@@ -28,6 +28,8 @@ type Outcome struct {
 	// Report is what the policy added to the results when it implements policies.Reporter
 	// (BPF's admission records, a solver's per-event records); nil otherwise.
 	Report *policies.Report
+	// Waits is how long tasks waited to start, and whether any job waited at all.
+	Waits Waits
 }
 
 // EngineStats are the engine's counters plus wall-clock figures, reported apart from results
@@ -108,6 +110,8 @@ func RunHashed(c Config, w *traces.Workload, hash string) (*Outcome, error) {
 		}
 		ec.Estimator = pr
 	}
+	probe := newWaitProbe(w, ec.Cycle)
+	ec.Log = probe.log
 	e, err := replay.New(w, p, ec)
 	if err != nil {
 		return nil, err
@@ -118,7 +122,7 @@ func RunHashed(c Config, w *traces.Workload, hash string) (*Outcome, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w (seed %d)", err, c.Seed)
 	}
-	o := &Outcome{Config: c, Workload: w, WorkloadHash: hash, Result: res, Summary: replay.Summarize(res)}
+	o := &Outcome{Config: c, Workload: w, WorkloadHash: hash, Result: res, Summary: replay.Summarize(res), Waits: probe.finish(res.End)}
 	if o.Report, err = policyReport(p, w.Dims); err != nil {
 		return nil, fmt.Errorf("%w (seed %d)", err, c.Seed)
 	}

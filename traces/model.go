@@ -281,6 +281,47 @@ type Stage struct {
 	// heterogeneous tasks.
 	TaskDurations []Time
 	Parents       []int32 // indices of stages this stage waits for
+	// History optionally summarizes what the source trace recorded of each task (len == Tasks):
+	// how often it ran and was evicted, and how its last run ended. The engine does not use it;
+	// it is kept for fault-replay work and for filtering right-censored tasks.
+	History []TaskHistory
+}
+
+// TaskOutcome says how the last run of a task in the source trace ended.
+type TaskOutcome int8
+
+// Task outcomes.
+const (
+	TaskFinished TaskOutcome = iota // completed normally
+	// TaskRunning: still running when the trace ended; the task's duration is the run observed
+	// so far (right-censored).
+	TaskRunning
+	TaskEvicted // descheduled and not run again before the trace ended
+	TaskFailed  // failed, not run again
+	TaskKilled  // cancelled by its user or a dependency
+	TaskLost    // presumably terminated, the record is missing
+)
+
+// NumTaskOutcomes is the number of task outcomes (TaskFinished .. TaskLost).
+const NumTaskOutcomes = 6
+
+var taskOutcomeNames = [NumTaskOutcomes]string{"finished", "running", "evicted", "failed", "killed", "lost"}
+
+// String returns the outcome's name: "finished", "running", "evicted", "failed", "killed" or
+// "lost".
+func (o TaskOutcome) String() string {
+	if o >= 0 && int(o) < len(taskOutcomeNames) {
+		return taskOutcomeNames[o]
+	}
+	return fmt.Sprintf("TaskOutcome(%d)", int8(o))
+}
+
+// TaskHistory summarizes one task of a trace beyond its duration. The task's duration in the
+// workload is that of its last run, which Outcome describes.
+type TaskHistory struct {
+	Attempts  int32       // runs started (≥ 1)
+	Evictions int32       // runs ended by an eviction (≤ Attempts)
+	Outcome   TaskOutcome // how the last run ended
 }
 
 // TaskDuration returns the true duration of task i.

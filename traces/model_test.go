@@ -92,6 +92,12 @@ func TestValidateLocatesProblems(t *testing.T) {
 		{"a deadline before submit", func(w *Workload) { w.Jobs[0].Deadline = Second }, "deadline"},
 		{"no machines", func(w *Workload) { w.Cluster.Machines = nil }, "cluster: no machines"},
 		{"task durations of the wrong length", func(w *Workload) { w.Jobs[0].Stages[0].TaskDurations = []Time{1} }, "1 durations for 4 tasks"},
+		{"task histories of the wrong length", func(w *Workload) { w.Jobs[0].Stages[1].History = make([]TaskHistory, 2) }, "stage 1: history: 2 task histories for 1 tasks"},
+		{"a task history without attempts", func(w *Workload) { w.Jobs[0].Stages[1].History = []TaskHistory{{}} }, "task 0: 0 attempts"},
+		{"more evictions than attempts", func(w *Workload) { w.Jobs[0].Stages[1].History = []TaskHistory{{Attempts: 1, Evictions: 2}} }, "task 0: 2 evictions in 1 attempts"},
+		{"an unknown task outcome", func(w *Workload) {
+			w.Jobs[0].Stages[1].History = []TaskHistory{{Attempts: 1, Outcome: NumTaskOutcomes}}
+		}, "task 0: unknown outcome 6"},
 		{"an unknown placement kind", func(w *Workload) { w.Jobs[0].Placement = Placement{Kind: "tpu", Hard: true} }, `job 0 (id 1): placement: unknown kind "tpu"`},
 		{"a soft placement without slowdown", func(w *Workload) { w.Jobs[0].Placement = Placement{Kind: PlacementRack} }, "job 0 (id 1): placement: soft rack constraint needs slowdown ≥ 1, got 0"},
 		{"a soft placement speeding tasks up", func(w *Workload) { w.Jobs[0].Placement = Placement{Kind: PlacementGPU, Slowdown: 0.5} }, "placement: soft gpu constraint needs slowdown ≥ 1"},
@@ -197,5 +203,30 @@ func TestHashSeesEveryReplayedField(t *testing.T) {
 	w.Name, w.Source = "renamed", "elsewhere"
 	if w.Hash() != base {
 		t.Error("name and source changed the content hash")
+	}
+}
+
+// TestTaskHistoryHash checks that task histories count in the hash only when present, so
+// workloads without them hash as before the field existed.
+func TestTaskHistoryHash(t *testing.T) {
+	w := twoStage()
+	before := w.Hash()
+	w.Jobs[0].Stages[1].History = []TaskHistory{{Attempts: 2, Evictions: 1, Outcome: TaskRunning}}
+	if err := w.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	with := w.Hash()
+	w.Jobs[0].Stages[1].History[0].Outcome = TaskKilled
+	if with == before || w.Hash() == with {
+		t.Errorf("hashes %s, %s, %s: histories must count", before, with, w.Hash())
+	}
+	w.Jobs[0].Stages[1].History = nil
+	if w.Hash() != before {
+		t.Error("a nil history changed the hash")
+	}
+	for o, want := range map[TaskOutcome]string{TaskFinished: "finished", TaskRunning: "running", TaskLost: "lost", 7: "TaskOutcome(7)"} {
+		if o.String() != want {
+			t.Errorf("%d.String() = %q, want %q", o, o.String(), want)
+		}
 	}
 }

@@ -58,7 +58,9 @@ func (w *Workload) SortJobs() {
 // Validate checks everything the engine relies on: jobs sorted by submit time, non-negative
 // times, well-formed placement constraints (a known kind; a finite slowdown, ≥ 1 when soft),
 // stages with at least one task, positive durations, demands that fit on some machine, parents in
-// range and an acyclic DAG. The first problem found is returned as an *InvalidError.
+// range, an acyclic DAG, and task histories (when present) with one entry per task, at least one
+// attempt, no more evictions than attempts and a known outcome. The first problem found is
+// returned as an *InvalidError.
 func (w *Workload) Validate() error {
 	if len(w.Dims) == 0 || len(w.Dims) > MaxDims {
 		return &InvalidError{Job: -1, Field: "dims", Msg: fmt.Sprintf("need 1..%d resource dimensions, have %d", MaxDims, len(w.Dims))}
@@ -124,6 +126,21 @@ func (w *Workload) Validate() error {
 				for ti, d := range s.TaskDurations {
 					if d <= 0 {
 						return bad(si, "task_durations", "task %d: must be positive, got %d", ti, d)
+					}
+				}
+			}
+			if s.History != nil {
+				if len(s.History) != int(s.Tasks) {
+					return bad(si, "history", "%d task histories for %d tasks", len(s.History), s.Tasks)
+				}
+				for ti, th := range s.History {
+					switch {
+					case th.Attempts < 1:
+						return bad(si, "history", "task %d: %d attempts, want ≥ 1", ti, th.Attempts)
+					case th.Evictions < 0 || th.Evictions > th.Attempts:
+						return bad(si, "history", "task %d: %d evictions in %d attempts", ti, th.Evictions, th.Attempts)
+					case th.Outcome < 0 || th.Outcome >= NumTaskOutcomes:
+						return bad(si, "history", "task %d: unknown outcome %d", ti, th.Outcome)
 					}
 				}
 			}
@@ -309,6 +326,17 @@ func hashJob(h hash.Hash, j *Job, i64 func(int64), f64 func(float64), str func(s
 		i64(int64(len(s.Parents)))
 		for _, p := range s.Parents {
 			i64(int64(p))
+		}
+		// Task histories are hashed only when present, behind a -1 marker that no string length
+		// (the next stage's name) can equal, so workloads without them keep their hashes.
+		if s.History != nil {
+			i64(-1)
+			i64(int64(len(s.History)))
+			for _, th := range s.History {
+				i64(int64(th.Attempts))
+				i64(int64(th.Evictions))
+				i64(int64(th.Outcome))
+			}
 		}
 	}
 }

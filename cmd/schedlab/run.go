@@ -74,6 +74,9 @@ whatever the policy reports of its own (bpf and nbpf: DIR/admissions.json).`,
 			if err != nil {
 				return err
 			}
+			if w := o.Waits.Warning; w != "" {
+				fmt.Fprintln(cmd.ErrOrStderr(), "schedlab: warning: "+w)
+			}
 			if out != "" {
 				if err := o.WriteOutputs(out); err != nil {
 					return err
@@ -193,6 +196,19 @@ func printSummary(w io.Writer, o *experiments.Outcome) {
 		for _, c := range classes {
 			g := s.ByClass[c]
 			row("  class "+c, fmt.Sprintf("%d/%d done, avg JCT %s", g.Completed, g.Jobs, secs(g.AvgJCT)))
+		}
+	}
+	wg := o.Waits.Tasks
+	row("task wait", fmt.Sprintf("avg %s, p50 / p95 / p99 %s / %s / %s; %d of %d starts waited", secs(wg.Avg), secs(wg.P50), secs(wg.P95), secs(wg.P99), wg.Waited, wg.Starts))
+	if len(o.Waits.ByQueue) > 1 {
+		queues := make([]string, 0, len(o.Waits.ByQueue))
+		for q := range o.Waits.ByQueue {
+			queues = append(queues, q)
+		}
+		slices.Sort(queues)
+		for _, q := range queues {
+			g := o.Waits.ByQueue[q]
+			row("  queue "+q, fmt.Sprintf("avg wait %s, p95 %s; %d of %d starts waited", secs(g.Avg), secs(g.P95), g.Waited, g.Starts))
 		}
 	}
 	row("engine", fmt.Sprintf("%d events, %.2fM events/s, %d scheduling calls", o.Engine.Events, o.Engine.EventsPerSecond/1e6, o.Engine.SchedulingCalls))

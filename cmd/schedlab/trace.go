@@ -59,6 +59,7 @@ func newTraceImportCmd() *cobra.Command {
 		srcs []string
 		out  string
 		name string
+		g    google2011.Options
 	)
 	var long strings.Builder
 	long.WriteString("Convert a trace into a canonical workload file: Parquet for --out *.parquet, Arrow IPC for\n*.arrow. Formats:\n\n")
@@ -66,11 +67,28 @@ func newTraceImportCmd() *cobra.Command {
 		fmt.Fprintf(&long, "  %-12s %s\n", f.name, f.desc)
 	}
 	long.WriteString(`
-google2011 streams: memory stays bounded however many parts are given. Each finished job becomes a
-one-stage job (tasks from task_events, else 1; demand from the task requests, else the median
-request; duration = first SCHEDULE to last FINISH); jobs that were killed, failed, never finished
-or started before the trace window are left out and counted. Tables of the 2019 trace are refused
-with an explanation.`)
+google2011 streams: memory stays bounded however many parts are given (jobs are sorted through
+temporary run files next to --out). Tables of the 2019 trace are refused with an explanation.
+
+  With task_events (--level task, the default then) every job with a scheduled task is imported
+  with its real tasks: a task's duration is its last run (last SCHEDULE to the FINISH, EVICT, FAIL,
+  KILL or LOST that ended it; a run still going when task_events end is cut there and flagged
+  "running"; a run that began before the trace window counts from t=0), its demand the CPU and
+  memory request that run was scheduled with (normalized to the largest machine), and its
+  attempts, evictions and outcome are kept (canonical task_attempts/task_evictions/task_outcomes
+  columns). Tasks never scheduled are left out. Tasks of one job with different requests become
+  separate stages. The job's priority is its tasks' highest, its queue the priority band (free
+  0-1, middle 2-8, production 9-11), its class the scheduling class (sc0-sc3).
+
+  With job_events alone (or --level job) each finished job becomes one single-stage job
+  (duration = first SCHEDULE to last FINISH; tasks and demand from task_events when given, else
+  1 task of the default demand - task counts and demands are then unknown); jobs killed,
+  failed, unfinished or started before the trace window are left out and counted.
+
+  The cluster (--cluster) is machine_events when given (the machines up at the input's first
+  event, with their capacity then), else the published machine mix of the trace's cell (Reiss et
+  al., SoCC 2012, Table 1) scaled to --machines, by default to the machines the tasks ran on
+  (12,583 for a job-level import).`)
 	cmd := &cobra.Command{
 		Use:   "import FORMAT --src PATH... --out FILE",
 		Short: "Convert a trace into a canonical .parquet/.arrow workload",
@@ -101,8 +119,12 @@ with an explanation.`)
 				if err != nil {
 					return err
 				}
-				st, err := google2011.Import(src, google2011.Options{Name: name}, out)
+				g.Name = name
+				st, err := google2011.Import(src, g, out)
 				if err != nil {
+					if errors.Is(err, google2011.ErrOptions) {
+						return usageError{err}
+					}
 					return err
 				}
 				st.Fprint(w)
@@ -148,6 +170,9 @@ with an explanation.`)
 	f.StringArrayVar(&srcs, "src", nil, "input file or directory (repeatable)")
 	f.StringVar(&out, "out", "", "output file: *.parquet or *.arrow")
 	f.StringVar(&name, "name", "", "workload name (default: the format's)")
+	f.StringVar(&g.Level, "level", "", "google2011: task or job (default: task when task_events are given)")
+	f.StringVar(&g.Cluster, "cluster", google2011.ClusterAuto, "google2011: auto, machine_events or mix (the published machine mix)")
+	f.IntVar(&g.Machines, "machines", 0, "google2011: scale the machine mix to this many machines (default: the machines tasks ran on)")
 	return cmd
 }
 
@@ -467,6 +492,7 @@ func statsCanonical(w io.Writer, path string) error {
 		classes                               = map[string]int64{}
 		first, last                           = int64(math.MaxInt64), int64(math.MinInt64)
 		work                                  float64
+		ts                                    = newTaskStats(r.Meta().Source)
 	)
 	for {
 		j, err := r.Next()
@@ -487,6 +513,7 @@ func statsCanonical(w io.Writer, path string) error {
 		classes[j.Class]++
 		first, last = min(first, j.Submit), max(last, j.Submit)
 		work += traces.Seconds(j.Work())
+		ts.add(j)
 	}
 	m := r.Meta()
 	fmt.Fprintf(w, "workload         %s (%s)\n", m.Name, path)
@@ -500,6 +527,7 @@ func statsCanonical(w io.Writer, path string) error {
 	fmt.Fprintf(w, "task-time        %.4g task-hours\n", work/3600)
 	fmt.Fprintf(w, "classes          %s\n", fmtCounts(classes))
 	fmt.Fprintf(w, "distinct         users %d, job names %d, logical job names %d\n", len(users), len(names), len(logical))
+	ts.print(w)
 	return nil
 }
 

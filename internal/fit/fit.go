@@ -5,24 +5,91 @@
 // fits this demand?" at every placement; a Tree answers it in O(log machines) instead of a scan.
 package fit
 
-import "github.com/schedlab/schedlab/traces"
+import (
+	"math"
 
-// Tree is a segment tree over machines whose nodes hold the per-dimension maximum of the free
-// capacity below them. A subtree whose maxima do not cover a demand holds no machine that fits
-// it and is skipped. The zero Tree has no machines; Reset sizes it.
+	"github.com/schedlab/schedlab/traces"
+)
+
+// Tree is a segment tree over machines whose nodes hold bounds on the free capacity below them:
+// the per-dimension maximum, and a few "cone" maxima over the first two dimensions (below). A
+// subtree whose bounds do not cover a demand holds no machine that fits it and is skipped. The
+// zero Tree has no machines; Reset sizes it.
+//
+// Per-dimension maxima alone can cover a demand that no single machine fits (one machine has the
+// cpu, another the memory): in a full, fragmented cluster a search may then visit most of the
+// tree and find nothing, and it is asked again after every finish. Two things keep such searches
+// short. The cone bounds are, for a few ratios p:q, the maximum over the machines below of
+// min(p·cpu, q·mem): a machine that fits demand d has min(p·cpu, q·mem) ≥ min(p·d.cpu, q·d.mem),
+// so a node whose cone maximum is smaller holds no fitting machine, which rules out most
+// machines rich in one dimension and poor in the other. And each inner node remembers the last
+// demand found to fit nowhere below it until capacity below it grows: a later demand at least as
+// large fails there at once, and after one machine's capacity grew only the nodes above it are
+// searched again.
 type Tree struct {
-	size int // leaves: a power of two ≥ used
-	used int // machines
-	max  []traces.Vec
+	size  int // leaves: a power of two ≥ used
+	used  int // machines
+	nodes []node
+	// dims is the number of leading dimensions any machine has capacity in (at least 1): inner
+	// nodes hold maxima of those only, since every machine has 0 beyond them.
+	dims int
+
+	// Failure memo per inner node: fail[i] fit no machine below i at clock failAt[i] (0: none);
+	// it holds while no machine below grew since (grown[i] ≤ failAt[i]).
+	clock         uint64
+	fail          []traces.Vec
+	failAt, grown []uint64
+}
+
+// coneRatios are the p:q of the cone bounds min(p·cpu, q·mem).
+var coneRatios = [...][2]int64{{1, 4}, {1, 2}, {1, 1}, {2, 1}, {4, 1}}
+
+const cones = len(coneRatios)
+
+// node holds the bounds of the capacity below a node (cones first: with two dimensions in use,
+// what pull and covers read is then the node's first 56 bytes).
+type node struct {
+	cone [cones]int64
+	max  traces.Vec
+}
+
+// coneLimit keeps p·x from overflowing; capacities beyond it (no real cluster) get weaker bounds.
+const coneLimit = math.MaxInt64 / 8
+
+// conesOf returns the cone values of v (for a machine's capacity or a demand).
+func conesOf(v *traces.Vec) [cones]int64 {
+	a, b := min(v[0], coneLimit), min(v[1], coneLimit)
+	var c [cones]int64
+	for k, r := range coneRatios {
+		c[k] = min(r[0]*a, r[1]*b)
+	}
+	return c
+}
+
+// covers reports whether n's bounds cover demand d, whose cones are dc, in the first dims
+// dimensions.
+func (n *node) covers(d *traces.Vec, dc *[cones]int64, dims int) bool {
+	for k := range dims {
+		if d[k] > n.max[k] {
+			return false
+		}
+	}
+	for k := range dc {
+		if dc[k] > n.cone[k] {
+			return false
+		}
+	}
+	return true
 }
 
 // never is a padding leaf's capacity: it fits nothing, not even a zero demand.
-var never = func() traces.Vec {
-	var v traces.Vec
-	for d := range v {
-		v[d] = -1
+var never = func() node {
+	var n node
+	for d := range n.max {
+		n.max[d] = -1
 	}
-	return v
+	n.cone = conesOf(&n.max)
+	return n
 }()
 
 // New returns a Tree over len(free) machines with the given free capacities.
@@ -41,79 +108,169 @@ func (t *Tree) Reset(n int) {
 		size *= 2
 	}
 	t.size, t.used = size, n
-	if cap(t.max) < 2*size {
-		t.max = make([]traces.Vec, 2*size)
+	if cap(t.nodes) < 2*size {
+		t.nodes = make([]node, 2*size)
 	}
-	t.max = t.max[:2*size]
-	for i := range t.max {
-		t.max[i] = never
+	t.nodes = t.nodes[:2*size]
+	for i := range t.nodes {
+		t.nodes[i] = never
 	}
+	if cap(t.failAt) < size {
+		t.fail, t.failAt, t.grown = make([]traces.Vec, size), make([]uint64, size), make([]uint64, size)
+	}
+	t.fail, t.failAt, t.grown = t.fail[:size], t.failAt[:size], t.grown[:size]
+	t.dims = 1
+	t.forget()
+}
+
+// dimsOf returns the number of leading dimensions of v up to its last non-zero one (at least 1).
+func dimsOf(v *traces.Vec) int {
+	for k := len(v) - 1; k > 0; k-- {
+		if v[k] != 0 {
+			return k + 1
+		}
+	}
+	return 1
+}
+
+// fitsBeyond reports whether demand d fits beyond the first dims dimensions, where every machine
+// has no capacity: whether it asks for none there.
+func (t *Tree) fitsBeyond(d *traces.Vec) bool {
+	for k := t.dims; k < len(d); k++ {
+		if d[k] > 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// forget drops every failure memo.
+func (t *Tree) forget() {
+	clear(t.failAt)
+	clear(t.grown)
+	t.clock = 1
 }
 
 // Len returns the number of machines.
 func (t *Tree) Len() int { return t.used }
 
 // Free returns machine m's free capacity as last set.
-func (t *Tree) Free(m int) traces.Vec { return t.max[t.size+m] }
+func (t *Tree) Free(m int) traces.Vec { return t.nodes[t.size+m].max }
 
 // Max returns the per-dimension maximum of every machine's free capacity: a demand that does not
 // fit it fits no machine.
-func (t *Tree) Max() traces.Vec { return t.max[1] }
+func (t *Tree) Max() traces.Vec {
+	if t.size == 0 {
+		return never.max
+	}
+	v := t.nodes[1].max
+	for k := t.dims; k < len(v); k++ {
+		v[k] = min(v[0], 0) // 0 for set machines; padding's -1 when none is
+	}
+	return v
+}
 
 // SetAll sets every machine's free capacity and recomputes the inner nodes in O(machines).
 func (t *Tree) SetAll(free func(m int) traces.Vec) {
 	for m := 0; m < t.used; m++ {
-		t.max[t.size+m] = free(m)
+		t.setLeaf(m, free(m))
 	}
+	t.rebuild()
+}
+
+// rebuild recomputes every inner node and drops the failure memos.
+func (t *Tree) rebuild() {
 	for i := t.size - 1; i >= 1; i-- {
 		t.pull(i)
 	}
+	t.forget()
 }
 
-func (t *Tree) pull(i int) {
-	l, r := &t.max[2*i], &t.max[2*i+1]
-	for d := range t.max[i] {
-		t.max[i][d] = max(l[d], r[d])
+// setLeaf stores machine m's capacity and reports whether it widened dims (the inner nodes then
+// need a rebuild).
+func (t *Tree) setLeaf(m int, v traces.Vec) bool {
+	n := &t.nodes[t.size+m]
+	n.max, n.cone = v, conesOf(&v)
+	if k := dimsOf(&v); k > t.dims {
+		t.dims = k
+		return true
 	}
+	return false
 }
 
-// Set records machine m's free capacity. The update stops climbing where a node's maximum does
-// not change.
+// pull recomputes node i's bounds from its children and reports whether they changed.
+func (t *Tree) pull(i int) bool {
+	n, l, r := &t.nodes[i], &t.nodes[2*i], &t.nodes[2*i+1]
+	changed := false
+	for d := range t.dims {
+		if x := max(l.max[d], r.max[d]); x != n.max[d] {
+			n.max[d], changed = x, true
+		}
+	}
+	for k := range n.cone {
+		if x := max(l.cone[k], r.cone[k]); x != n.cone[k] {
+			n.cone[k], changed = x, true
+		}
+	}
+	return changed
+}
+
+// Set records machine m's free capacity. When it grew in some dimension, the failure memos
+// above it lapse; otherwise the update stops climbing where a node's bounds do not change.
 func (t *Tree) Set(m int, v traces.Vec) {
 	i := t.size + m
-	t.max[i] = v
+	grew := !v.Fits(t.nodes[i].max)
+	if t.setLeaf(m, v) {
+		t.rebuild()
+		return
+	}
+	if grew {
+		t.clock++
+	}
+	changed := true
 	for i /= 2; i >= 1; i /= 2 {
-		old := t.max[i]
-		t.pull(i)
-		if t.max[i] == old {
-			return
+		if changed {
+			changed = t.pull(i)
 		}
+		if !grew {
+			if !changed {
+				return
+			}
+			continue
+		}
+		t.grown[i] = t.clock
 	}
 }
 
 // First returns the lowest machine whose free capacity fits d.
 func (t *Tree) First(d traces.Vec) (int, bool) {
-	if t.used == 0 || !d.Fits(t.max[1]) {
+	dc := conesOf(&d)
+	if t.used == 0 || !t.nodes[1].covers(&d, &dc, t.dims) || !t.fitsBeyond(&d) {
 		return 0, false
 	}
-	return t.first(1, d)
+	return t.first(1, &d, &dc)
 }
 
-// first searches the subtree at node i, whose maxima fit d. Maxima are per dimension, so a
-// fitting node may still hold no fitting machine (one machine has the cpu, another the memory):
-// the search then backtracks to the right sibling.
-func (t *Tree) first(i int, d traces.Vec) (int, bool) {
+// first searches the subtree at node i, whose bounds cover d. A covering node may still hold no
+// fitting machine: the search then backtracks to the right sibling, and remembers the failure.
+func (t *Tree) first(i int, d *traces.Vec, dc *[cones]int64) (int, bool) {
 	if i >= t.size {
-		return i - t.size, true // a leaf's maximum is exactly its machine's free capacity
+		return i - t.size, true // a leaf's bounds are exactly its machine's free capacity
 	}
-	if d.Fits(t.max[2*i]) {
-		if m, ok := t.first(2*i, d); ok {
+	if t.failAt[i] != 0 && t.grown[i] <= t.failAt[i] && t.fail[i].Fits(*d) {
+		return 0, false
+	}
+	if t.nodes[2*i].covers(d, dc, t.dims) {
+		if m, ok := t.first(2*i, d, dc); ok {
 			return m, true
 		}
 	}
-	if d.Fits(t.max[2*i+1]) {
-		return t.first(2*i+1, d)
+	if t.nodes[2*i+1].covers(d, dc, t.dims) {
+		if m, ok := t.first(2*i+1, d, dc); ok {
+			return m, true
+		}
 	}
+	t.fail[i], t.failAt[i] = *d, t.clock
 	return 0, false
 }
 
@@ -125,19 +282,23 @@ func (t *Tree) FirstFrom(d traces.Vec, from int) (int, bool) {
 	if from >= t.used {
 		return 0, false
 	}
-	return t.descend(1, 0, t.size, d, from)
-}
-
-func (t *Tree) descend(i, lo, hi int, d traces.Vec, from int) (int, bool) {
-	if hi <= from || !d.Fits(t.max[i]) {
+	dc := conesOf(&d)
+	if !t.fitsBeyond(&d) {
 		return 0, false
 	}
-	if i >= t.size {
-		return lo, true
+	return t.descend(1, 0, t.size, &d, &dc, from)
+}
+
+func (t *Tree) descend(i, lo, hi int, d *traces.Vec, dc *[cones]int64, from int) (int, bool) {
+	if hi <= from || !t.nodes[i].covers(d, dc, t.dims) {
+		return 0, false
+	}
+	if lo >= from {
+		return t.first(i, d, dc) // the whole subtree is at or after from
 	}
 	mid := (lo + hi) / 2
-	if m, ok := t.descend(2*i, lo, mid, d, from); ok {
+	if m, ok := t.descend(2*i, lo, mid, d, dc, from); ok {
 		return m, true
 	}
-	return t.descend(2*i+1, mid, hi, d, from)
+	return t.descend(2*i+1, mid, hi, d, dc, from)
 }

@@ -107,3 +107,33 @@ func TestTree(t *testing.T) {
 		}
 	})
 }
+
+// TestTreeWidensDimensions starts with machines that have capacity in one dimension only: a
+// demand for another fits nowhere until a machine gets some, and Max reports 0 there meanwhile.
+func TestTreeWidensDimensions(t *testing.T) {
+	free := []traces.Vec{{3}, {5}, {2}}
+	tr := New(free)
+	if m := tr.Max(); m != (traces.Vec{5}) {
+		t.Errorf("Max = %v", m)
+	}
+	if _, ok := tr.First(traces.Vec{1, 1}); ok {
+		t.Error("a demand for memory fit machines without any")
+	}
+	if m, ok := tr.First(traces.Vec{4}); !ok || m != 1 {
+		t.Errorf("First(4) = %d, %t", m, ok)
+	}
+	tr.Set(2, traces.Vec{2, 0, 7})
+	if m, ok := tr.First(traces.Vec{1, 0, 1}); !ok || m != 2 {
+		t.Errorf("after widening: First = %d, %t", m, ok)
+	}
+	if m, ok := tr.FirstFrom(traces.Vec{1}, 1); !ok || m != 1 {
+		t.Errorf("FirstFrom = %d, %t", m, ok)
+	}
+	if m := tr.Max(); m != (traces.Vec{5, 0, 7}) {
+		t.Errorf("Max = %v", m)
+	}
+	var empty Tree
+	if _, ok := empty.First(traces.Vec{}); ok || empty.Max() != never.max {
+		t.Error("an empty tree fit something")
+	}
+}

@@ -3,6 +3,7 @@ package testutil
 import (
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -69,4 +70,18 @@ func TestSharedDataFound(t *testing.T) {
 	if p := SharedData(t, "a", "b"); p != filepath.Join(dir, "a", "b") {
 		t.Errorf("SharedData = %s", p)
 	}
+}
+
+func TestPeakRSS(t *testing.T) {
+	var keep []byte
+	got := PeakRSS(func() {
+		keep = make([]byte, 64<<20)
+		for i := 0; i < len(keep); i += 4096 {
+			keep[i] = 1
+		}
+	})
+	if runtime.GOOS == "linux" && got != 0 && got < 64<<20 {
+		t.Errorf("peak RSS %d bytes while touching 64 MiB", got)
+	}
+	_ = keep
 }

@@ -85,6 +85,14 @@ func randomWorkload(rng *rand.Rand, n int) *traces.Workload {
 			if s > 0 {
 				st.Parents = []int32{int32(rng.IntN(s))}
 			}
+			// Task histories follow the ids too, so the draws stay those of earlier versions.
+			if (i+s)%4 == 3 {
+				st.History = make([]traces.TaskHistory, st.Tasks)
+				for k := range st.History {
+					a := int32(1 + (i+k)%5)
+					st.History[k] = traces.TaskHistory{Attempts: a, Evictions: int32(k) % a, Outcome: traces.TaskOutcome((i + s + k) % traces.NumTaskOutcomes)}
+				}
+			}
 			j.Stages = append(j.Stages, st)
 		}
 		w.Jobs = append(w.Jobs, j)
@@ -578,67 +586,125 @@ func TestScanChecksumMatchesDefinition(t *testing.T) {
 	}
 }
 
-// TestReadVersion1 reads a file of the previous layout, which has no placement columns: every job
-// gets the zero Placement, and the workload hashes as before.
-func TestReadVersion1(t *testing.T) {
-	w := randomWorkload(rand.New(rand.NewPCG(7, 8)), 50)
-	for i := range w.Jobs {
-		w.Jobs[i].Placement = traces.Placement{}
+// TestReadOlderVersions reads files of the previous layouts: version 1 has no placement columns
+// (every job gets the zero Placement), versions 1 and 2 no task history columns (every stage a
+// nil History). The workloads hash as they did under those layouts.
+func TestReadOlderVersions(t *testing.T) {
+	for _, version := range readableVersions[:len(readableVersions)-1] {
+		t.Run("version="+version, func(t *testing.T) {
+			w := randomWorkload(rand.New(rand.NewPCG(7, 8)), 50)
+			for i := range w.Jobs {
+				if !hasColumn(version, ColPlacementKind) {
+					w.Jobs[i].Placement = traces.Placement{}
+				}
+				for s := range w.Jobs[i].Stages {
+					w.Jobs[i].Stages[s].History = nil
+				}
+			}
+			md, err := MetaOf(w).metadata()
+			if err != nil {
+				t.Fatal(err)
+			}
+			keys, vals := md.Keys(), slices.Clone(md.Values())
+			vals[slices.Index(keys, KeyVersion)] = version
+			md = arrow.NewMetadata(keys, vals)
+			// The old schema: today's without the later columns, in the same order.
+			var fields []arrow.Field
+			var cols []int
+			for i, f := range Schema.Fields() {
+				if hasColumn(version, f.Name) {
+					fields = append(fields, f)
+					cols = append(cols, i)
+				}
+			}
+			enc := newEncoder(arrow.NewSchema(Schema.Fields(), &md))
+			for i := range w.Jobs {
+				if err := enc.add(&w.Jobs[i]); err != nil {
+					t.Fatal(err)
+				}
+			}
+			full := enc.record()
+			defer full.Release()
+			arrays := make([]arrow.Array, len(cols))
+			for k, c := range cols {
+				arrays[k] = full.Column(c)
+			}
+			old := arrow.NewSchema(fields, &md)
+			rec := array.NewRecord(old, arrays, full.NumRows())
+			defer rec.Release()
+			path := filepath.Join(t.TempDir(), "old.arrow")
+			writeRaw(t, path, old, rec)
+			got, err := Read(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkSame(t, got, w)
+
+			// A file of the current version must have every column.
+			md3, err := MetaOf(w).metadata()
+			if err != nil {
+				t.Fatal(err)
+			}
+			path3 := filepath.Join(t.TempDir(), "current-without-columns.arrow")
+			cur := arrow.NewSchema(fields, &md3)
+			rec3 := array.NewRecord(cur, arrays, full.NumRows())
+			defer rec3.Release()
+			writeRaw(t, path3, cur, rec3)
+			if _, err := Read(path3); err == nil || !strings.Contains(err.Error(), `column "task_attempts"`) && !strings.Contains(err.Error(), `column "placement_kind"`) {
+				t.Errorf("version %s file without the later columns: got %v, want an error naming a missing column", SchemaVersion, err)
+			}
+		})
 	}
+}
+
+// TestReadBadHistory checks that task history lists that disagree end in located errors.
+func TestReadBadHistory(t *testing.T) {
+	w := &traces.Workload{Dims: []string{"cpu"}, Cluster: traces.Uniform(1, traces.VecOf(1), 1), Jobs: []traces.Job{{
+		ID: 1, Stages: []traces.Stage{{Name: "s", Tasks: 2, Demand: traces.VecOf(0.5), Duration: 5,
+			History: []traces.TaskHistory{{Attempts: 1}, {Attempts: 2, Evictions: 1, Outcome: traces.TaskRunning}}}},
+	}}}
 	md, err := MetaOf(w).metadata()
 	if err != nil {
 		t.Fatal(err)
 	}
-	keys, vals := md.Keys(), slices.Clone(md.Values())
-	vals[slices.Index(keys, KeyVersion)] = schemaVersion1
-	md = arrow.NewMetadata(keys, vals)
-	// The version 1 schema: today's without the placement columns, in the same order.
-	var fields []arrow.Field
-	var cols []int
-	for i, f := range Schema.Fields() {
-		if !sinceVersion2[f.Name] {
-			fields = append(fields, f)
-			cols = append(cols, i)
-		}
-	}
-	if len(fields) != len(Schema.Fields())-3 {
-		t.Fatalf("%d version 2 columns, want 3", len(Schema.Fields())-len(fields))
-	}
-	v1 := arrow.NewSchema(fields, &md)
-	enc := newEncoder(arrow.NewSchema(Schema.Fields(), &md))
-	for i := range w.Jobs {
-		if err := enc.add(&w.Jobs[i]); err != nil {
-			t.Fatal(err)
-		}
-	}
-	full := enc.record()
-	defer full.Release()
-	arrays := make([]arrow.Array, len(cols))
-	for k, c := range cols {
-		arrays[k] = full.Column(c)
-	}
-	rec := array.NewRecord(v1, arrays, full.NumRows())
-	defer rec.Release()
-
-	path := filepath.Join(t.TempDir(), "v1.arrow")
-	writeRaw(t, path, v1, rec)
-	got, err := Read(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	checkSame(t, got, w)
-
-	// A version 2 file must have the placement columns.
-	md2, err := MetaOf(w).metadata()
-	if err != nil {
-		t.Fatal(err)
-	}
-	path2 := filepath.Join(t.TempDir(), "v2-without-placement.arrow")
-	v2 := arrow.NewSchema(fields, &md2)
-	rec2 := array.NewRecord(v2, arrays, full.NumRows())
-	defer rec2.Release()
-	writeRaw(t, path2, v2, rec2)
-	if _, err := Read(path2); err == nil || !strings.Contains(err.Error(), `column "placement_kind"`) {
-		t.Errorf("version 2 file without placement columns: got %v, want an error naming placement_kind", err)
+	schema := arrow.NewSchema(Schema.Fields(), &md)
+	for _, tc := range []struct {
+		name, col string
+		edit      func(a, e, o []int32) ([]int32, []int32, []int32)
+		want      string
+	}{
+		{"short evictions", ColTaskEvictions, func(a, e, o []int32) ([]int32, []int32, []int32) { return a, e[:1], o }, "must be all null or lists of one length"},
+		{"null outcomes", ColTaskOutcomes, func(a, e, o []int32) ([]int32, []int32, []int32) { return a, e, nil }, "must be all null or lists of one length"},
+		{"unknown outcome", ColTaskOutcomes, func(a, e, o []int32) ([]int32, []int32, []int32) { return a, e, []int32{0, 9} }, "unknown outcome 9"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			enc := newEncoder(schema)
+			if err := enc.add(&w.Jobs[0]); err != nil {
+				t.Fatal(err)
+			}
+			a, e, o := tc.edit(enc.attempts.i32, enc.evictions.i32, enc.outcomes.i32)
+			for _, x := range []struct {
+				c *listCol
+				v []int32
+			}{{&enc.attempts, a}, {&enc.evictions, e}, {&enc.outcomes, o}} {
+				x.c.reset()
+				x.c.start()
+				if x.v == nil {
+					x.c.appendNull()
+					continue
+				}
+				x.c.i32 = append(x.c.i32, x.v...)
+				x.c.offsets = append(x.c.offsets, int32(len(x.v)))
+				x.c.valid.append(true)
+			}
+			rec := enc.record()
+			defer rec.Release()
+			path := filepath.Join(t.TempDir(), "bad.arrow")
+			writeRaw(t, path, schema, rec)
+			_, err := Read(path)
+			if err == nil || !strings.Contains(err.Error(), "column "+tc.col) || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "row 0") {
+				t.Errorf("got %v, want a row 0 error on %s containing %q", err, tc.col, tc.want)
+			}
+		})
 	}
 }

@@ -20,10 +20,11 @@ type decoder struct {
 	cur    traces.Job
 	filled int
 
-	strs   [9]strReader
-	slab   []traces.Stage
-	i64Buf []int64
-	i32Buf []int32
+	strs     [9]strReader
+	slab     []traces.Stage
+	i64Buf   []int64
+	i32Buf   []int32
+	histSlab []traces.TaskHistory
 }
 
 // column kinds for type checking
@@ -46,6 +47,7 @@ var columnKinds = map[string]kind{
 	ColUtilityTarget: kI64, ColPlacementKind: kStr, ColPlacementHard: kBool, ColPlacementSlowdown: kF64,
 	ColNumStages: kI32, ColStage: kI32, ColStageName: kStr, ColTasks: kI32,
 	ColDuration: kI64, ColEstimate: kI64, ColTaskDurations: kListI64, ColParents: kListI32,
+	ColTaskAttempts: kListI32, ColTaskEvictions: kListI32, ColTaskOutcomes: kListI32,
 }
 
 func init() {
@@ -90,12 +92,12 @@ func kindOK(k kind, t arrow.DataType) bool {
 }
 
 // init checks that schema has every canonical column of the file's layout version with a
-// compatible type. The columns added in version 2 get index -1 in a version 1 file (which has
+// compatible type. The columns added in later versions get index -1 in an older file (which has
 // no such columns, and whose columns of those names, if any, are not schedlab's).
 func (d *decoder) init(schema *arrow.Schema, version string) error {
 	d.idx = make(map[string]int, len(columnKinds))
 	for _, f := range Schema.Fields() {
-		if version == schemaVersion1 && sinceVersion2[f.Name] {
+		if !hasColumn(version, f.Name) {
 			d.idx[f.Name] = -1
 			continue
 		}
@@ -285,6 +287,19 @@ func newListReader[T int64 | int32](l *array.List, vals []T) listReader[T] {
 	return listReader[T]{l: l, vals: vals, allNull: l.Len() > 0 && l.NullN() == l.Len()}
 }
 
+// view returns row i's list as a view of the batch's values (valid until the next batch), and
+// whether it is not null.
+func (r *listReader[T]) view(i int) ([]T, bool, error) {
+	if r.allNull || r.l.IsNull(i) {
+		return nil, false, nil
+	}
+	a, b := r.l.ValueOffsets(i)
+	if a < 0 || b < a || b > int64(len(r.vals)) {
+		return nil, false, fmt.Errorf("list offsets [%d, %d) outside %d values", a, b, len(r.vals))
+	}
+	return r.vals[a:b], true, nil
+}
+
 // at returns row i's list: nil when null, a non-nil slice (possibly empty) otherwise.
 func (r *listReader[T]) at(i int) ([]T, error) {
 	if r.allNull || r.l.IsNull(i) {
@@ -320,6 +335,68 @@ func listValues[T int64 | int32](rec arrow.RecordBatch, idx int) (*array.List, [
 		}
 	}
 	return nil, nil, fmt.Errorf("list column of %s", l.ListValues().DataType())
+}
+
+// historyCols are the task history columns, in traces.TaskHistory field order.
+var historyCols = [3]string{ColTaskAttempts, ColTaskEvictions, ColTaskOutcomes}
+
+// historyReader reads the task history columns of a batch.
+type historyReader struct {
+	present bool // the file has the columns (version 3 and later)
+	cols    [3]listReader[int32]
+}
+
+func (d *decoder) historyReader(rec arrow.RecordBatch) (historyReader, error) {
+	var h historyReader
+	if d.idx[ColTaskAttempts] < 0 {
+		return h, nil
+	}
+	h.present = true
+	for k, c := range historyCols {
+		l, vals, err := listValues[int32](rec, d.idx[c])
+		if err != nil {
+			return h, d.rowError(0, c, "%v", err)
+		}
+		h.cols[k] = newListReader(l, vals)
+	}
+	return h, nil
+}
+
+// at returns row i's task histories, nil when the stage has none (all three lists null).
+func (d *decoder) historyAt(h *historyReader, i int) ([]traces.TaskHistory, error) {
+	if !h.present {
+		return nil, nil
+	}
+	var v [3][]int32
+	var ok [3]bool
+	for k := range h.cols {
+		var err error
+		if v[k], ok[k], err = h.cols[k].view(i); err != nil {
+			return nil, d.rowError(i, historyCols[k], "%v", err)
+		}
+	}
+	if !ok[0] && !ok[1] && !ok[2] {
+		return nil, nil
+	}
+	for k := range v {
+		if !ok[k] || len(v[k]) != len(v[0]) {
+			return nil, d.rowError(i, historyCols[k], "%s, %s and %s must be all null or lists of one length", historyCols[0], historyCols[1], historyCols[2])
+		}
+	}
+	n := len(v[0])
+	if len(d.histSlab) < n {
+		d.histSlab = make([]traces.TaskHistory, max(n, 4096))
+	}
+	out := d.histSlab[:n:n]
+	d.histSlab = d.histSlab[n:]
+	for t := range out {
+		o := v[2][t]
+		if o < 0 || o >= traces.NumTaskOutcomes {
+			return nil, d.rowError(i, ColTaskOutcomes, "task %d: unknown outcome %d", t, o)
+		}
+		out[t] = traces.TaskHistory{Attempts: v[0][t], Evictions: v[1][t], Outcome: traces.TaskOutcome(o)}
+	}
+	return out, nil
 }
 
 // decode appends the jobs completed by rec's rows to dst.
@@ -395,6 +472,10 @@ func (d *decoder) decode(rec arrow.RecordBatch, dst []traces.Job) ([]traces.Job,
 	}
 	tdr := newListReader(tdList, tdVals)
 	pr := newListReader(pList, pVals)
+	hr, err := d.historyReader(rec)
+	if err != nil {
+		return dst, err
+	}
 	tdr.slab, pr.slab = d.i64Buf, d.i32Buf
 
 	// Jobs are built in place in dst's spare capacity (at most one job per row was reserved). A
@@ -471,6 +552,10 @@ func (d *decoder) decode(rec arrow.RecordBatch, dst []traces.Job) ([]traces.Job,
 		if err != nil {
 			return fail(d.rowError(i, ColParents, "%v", err))
 		}
+		hist, err := d.historyAt(&hr, i)
+		if err != nil {
+			return fail(err)
+		}
 		// The stage slab is fresh zeroed memory too: zero values are not stored.
 		setStr(&s.Name, d.strs[sStageName].value(i))
 		s.Tasks = tasks[i]
@@ -481,6 +566,9 @@ func (d *decoder) decode(rec arrow.RecordBatch, dst []traces.Job) ([]traces.Job,
 		}
 		if ps != nil {
 			s.Parents = ps
+		}
+		if hist != nil {
+			s.History = hist
 		}
 		d.filled++
 		if d.filled == len(j.Stages) {

@@ -432,6 +432,7 @@ type encoder struct {
 	pKind                                                          strCol
 	pHard                                                          boolCol
 	taskDurations, parents                                         listCol
+	attempts, evictions, outcomes                                  listCol // task histories
 
 	scratch []byte // add's record of the job
 }
@@ -443,6 +444,9 @@ func newEncoder(schema *arrow.Schema) *encoder {
 	e.uKind.nullable = true
 	e.taskDurations.typ = schema.Field(schema.FieldIndices(ColTaskDurations)[0]).Type.(*arrow.ListType)
 	e.parents.typ = schema.Field(schema.FieldIndices(ColParents)[0]).Type.(*arrow.ListType)
+	for c, name := range map[*listCol]string{&e.attempts: ColTaskAttempts, &e.evictions: ColTaskEvictions, &e.outcomes: ColTaskOutcomes} {
+		c.typ = schema.Field(schema.FieldIndices(name)[0]).Type.(*arrow.ListType)
+	}
 	isDict := func(name string) bool {
 		return schema.Field(schema.FieldIndices(name)[0]).Type.ID() == arrow.DICTIONARY
 	}
@@ -495,7 +499,7 @@ func (e *encoder) full(batchRows int) bool {
 			return true
 		}
 	}
-	return len(e.taskDurations.i64) > byteBudget/8 || len(e.parents.i32) > byteBudget/4
+	return len(e.taskDurations.i64) > byteBudget/8 || len(e.parents.i32) > byteBudget/4 || len(e.attempts.i32) > byteBudget/4
 }
 
 // add appends j's rows (one per stage, or one row for a job without stages).
@@ -581,6 +585,9 @@ func (e *encoder) addRecord(rec []byte) error {
 			e.estimate.add(0)
 			e.taskDurations.appendNull()
 			e.parents.appendNull()
+			e.attempts.appendNull()
+			e.evictions.appendNull()
+			e.outcomes.appendNull()
 			continue
 		}
 		e.stageName.appendBytes(r.str())
@@ -606,6 +613,20 @@ func (e *encoder) addRecord(rec []byte) error {
 		}
 		c.offsets = push(c.offsets, int32(len(c.i32)))
 		c.valid.append(ok)
+		k, ok = r.optLen()
+		hs := [3]*listCol{&e.attempts, &e.evictions, &e.outcomes}
+		for _, c := range hs {
+			c.start()
+		}
+		for range k {
+			for _, c := range hs {
+				c.i32 = append(c.i32, int32(r.i64()))
+			}
+		}
+		for _, c := range hs {
+			c.offsets = push(c.offsets, int32(len(c.i32)))
+			c.valid.append(ok)
+		}
 	}
 	if r.err == nil && len(r.b) != 0 {
 		r.err = fmt.Errorf("%d bytes left over", len(r.b))
@@ -628,7 +649,8 @@ func (e *encoder) record() arrow.Record {
 	for d := range e.demand {
 		cols = append(cols, e.demand[d].array())
 	}
-	cols = append(cols, e.duration.array(), e.estimate.array(), e.taskDurations.array(), e.parents.array())
+	cols = append(cols, e.duration.array(), e.estimate.array(), e.taskDurations.array(), e.parents.array(),
+		e.attempts.array(), e.evictions.array(), e.outcomes.array())
 	rec := array.NewRecord(e.schema, cols, int64(e.rows))
 	for _, c := range cols {
 		c.Release()
@@ -654,6 +676,7 @@ func (e *encoder) reset() {
 		c.reset()
 	}
 	e.pHard.reset()
-	e.taskDurations.reset()
-	e.parents.reset()
+	for _, c := range []*listCol{&e.taskDurations, &e.parents, &e.attempts, &e.evictions, &e.outcomes} {
+		c.reset()
+	}
 }

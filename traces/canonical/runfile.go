@@ -21,7 +21,8 @@ import (
 // almost every job once, so these per-job costs are most of the sorting Writer's.
 //
 // Layout: submit and id as 8 little-endian bytes each (the merge reads its key without decoding),
-// then the other fields in traces.Job order: integers as varints, floats as 8 little-endian bytes,
+// then the other fields in traces.Job order (a stage's task histories as three varints each):
+// integers as varints, floats as 8 little-endian bytes,
 // strings as a uvarint length and the bytes, optional parts (utility, placement) behind a 0/1
 // byte, and slice lengths as uvarint n+1 (0: nil). A run file is a sequence of records, each
 // preceded by its length as a uvarint.
@@ -98,6 +99,12 @@ func appendRecord(b []byte, j *traces.Job) []byte {
 		b = appendOptLen(b, len(s.Parents), s.Parents == nil)
 		for _, p := range s.Parents {
 			b = binary.AppendVarint(b, int64(p))
+		}
+		b = appendOptLen(b, len(s.History), s.History == nil)
+		for _, h := range s.History {
+			b = binary.AppendVarint(b, int64(h.Attempts))
+			b = binary.AppendVarint(b, int64(h.Evictions))
+			b = binary.AppendVarint(b, int64(h.Outcome))
 		}
 	}
 	return b

@@ -29,6 +29,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -38,16 +39,31 @@ import (
 )
 
 // SchemaVersion is the layout version written to every file's "schedlab.version" metadata key.
-// Version 2 added the placement_kind, placement_hard and placement_slowdown columns. Readers
-// also accept version 1 files (without them: every job has the zero traces.Placement) and reject
-// any other version.
-const SchemaVersion = "2"
+// Version 2 added the placement_kind, placement_hard and placement_slowdown columns; version 3
+// the task_attempts, task_evictions and task_outcomes columns. Readers also accept version 1 and
+// 2 files (without the later columns: every job has the zero traces.Placement, every stage a nil
+// History) and reject any other version.
+const SchemaVersion = "3"
 
-// schemaVersion1 is the previous layout, read for compatibility.
-const schemaVersion1 = "1"
+// readableVersions are the layout versions Read accepts, oldest first.
+var readableVersions = []string{"1", "2", SchemaVersion}
 
-// sinceVersion2 are the columns a version 1 file lacks.
-var sinceVersion2 = map[string]bool{ColPlacementKind: true, ColPlacementHard: true, ColPlacementSlowdown: true}
+// columnSince maps the columns added after version 1 to the version that added them; a file of
+// an earlier version lacks them.
+var columnSince = map[string]int{
+	ColPlacementKind: 2, ColPlacementHard: 2, ColPlacementSlowdown: 2,
+	ColTaskAttempts: 3, ColTaskEvictions: 3, ColTaskOutcomes: 3,
+}
+
+// hasColumn reports whether a file of layout version v (one of readableVersions) has column c.
+func hasColumn(v, c string) bool {
+	since, ok := columnSince[c]
+	if !ok {
+		return true
+	}
+	n, _ := strconv.Atoi(v)
+	return n >= since
+}
 
 // Metadata keys of the workload-level fields.
 const (
@@ -88,6 +104,11 @@ const (
 	ColEstimate          = "estimate"
 	ColTaskDurations     = "task_durations"
 	ColParents           = "parents"
+	// Task history columns (since version 3): the stage's traces.TaskHistory, one entry per
+	// task, each a list<int32> that is null when the stage has no history.
+	ColTaskAttempts  = "task_attempts"
+	ColTaskEvictions = "task_evictions"
+	ColTaskOutcomes  = "task_outcomes" // traces.TaskOutcome codes: 0 finished, 1 running, 2 evicted, 3 failed, 4 killed, 5 lost
 )
 
 // ColDemand returns the name of the column holding per-task demand in dimension d (0..5).
@@ -127,7 +148,8 @@ func FormatOf(path string) (Format, error) {
 
 // Schema is the canonical table's Arrow schema (without metadata). Every column is non-nullable
 // except utility_kind (null: the job has no utility function), task_durations (null: all tasks
-// take the stage's duration) and parents (null: the stage has no parent list).
+// take the stage's duration), parents (null: the stage has no parent list) and the task history
+// columns (null: the stage has no history).
 //
 //	job_id int64, name utf8, submit int64 (µs), queue utf8, class utf8, priority int64,
 //	weight float64, user utf8, job_name utf8, logical_job_name utf8, deadline int64 (µs),
@@ -135,7 +157,8 @@ func FormatOf(path string) (Format, error) {
 //	utility_target int64 (µs), placement_kind utf8 ("" = no constraint), placement_hard bool,
 //	placement_slowdown float64, num_stages int32, stage int32 (index within the job),
 //	stage_name utf8, tasks int32, demand_0..demand_5 int64 (fixed point, traces.Unit per unit),
-//	duration int64 (µs), estimate int64 (µs), task_durations list<int64>?, parents list<int32>?
+//	duration int64 (µs), estimate int64 (µs), task_durations list<int64>?, parents list<int32>?,
+//	task_attempts list<int32>?, task_evictions list<int32>?, task_outcomes list<int32>?
 var Schema = newSchema()
 
 func newSchema() *arrow.Schema {
@@ -160,6 +183,9 @@ func newSchema() *arrow.Schema {
 		req(ColDuration, i64), req(ColEstimate, i64),
 		opt(ColTaskDurations, arrow.ListOfNonNullable(i64)),
 		opt(ColParents, arrow.ListOfNonNullable(i32)),
+		opt(ColTaskAttempts, arrow.ListOfNonNullable(i32)),
+		opt(ColTaskEvictions, arrow.ListOfNonNullable(i32)),
+		opt(ColTaskOutcomes, arrow.ListOfNonNullable(i32)),
 	)
 	return arrow.NewSchema(fields, nil)
 }
@@ -331,8 +357,8 @@ func parseMeta(find func(key string) (string, bool)) (m Meta, version string, er
 	if !ok {
 		return m, "", fmt.Errorf("%w: no %q key (not a schedlab canonical workload)", errMeta, KeyVersion)
 	}
-	if v != SchemaVersion && v != schemaVersion1 {
-		return m, "", fmt.Errorf("%w: %s %q, this schedlab reads versions %q and %q", errMeta, KeyVersion, v, schemaVersion1, SchemaVersion)
+	if !slices.Contains(readableVersions, v) {
+		return m, "", fmt.Errorf("%w: %s %q, this schedlab reads versions %s", errMeta, KeyVersion, v, strings.Join(readableVersions, ", "))
 	}
 	m.Name, _ = find(KeyName)
 	m.Source, _ = find(KeySource)

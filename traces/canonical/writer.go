@@ -67,6 +67,7 @@ type Writer struct {
 	tmp    *os.File
 	crc    *crcFile // tmp, checksummed as it is written
 	sink   sink
+	lazy   *lazySink // sink, until it starts writing
 	enc    *encoder
 
 	jobs, rows int64
@@ -112,13 +113,62 @@ func NewWriter(path string, meta Meta, opts ...Option) (*Writer, error) {
 		return nil, fmt.Errorf("canonical: create %s: %w", path, err)
 	}
 	crc := &crcFile{f: tmp, tail: make([]byte, 0, 2*(len(checksumMarker)+checksumDigits))}
-	s, err := newSink(format, crc, schema)
-	if err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return nil, fmt.Errorf("canonical: %s: %w", path, err)
+	s := &lazySink{format: format, out: crc, schema: schema}
+	return &Writer{path: path, format: format, cfg: cfg, schema: schema, tmp: tmp, crc: crc, sink: s, lazy: s, enc: newEncoder(schema)}, nil
+}
+
+// SetMeta replaces the workload metadata given to NewWriter, for a writer that learns it while
+// its jobs go by (the cluster of an import may depend on the trace). It is allowed until the
+// first record batch is written: for a Writer made WithSortBySubmit, at any time before Close.
+func (w *Writer) SetMeta(meta Meta) error {
+	if w.done {
+		return fmt.Errorf("canonical: %s: SetMeta after close", w.path)
 	}
-	return &Writer{path: path, format: format, cfg: cfg, schema: schema, tmp: tmp, crc: crc, sink: s, enc: newEncoder(schema)}, nil
+	if w.lazy.s != nil {
+		return fmt.Errorf("canonical: %s: SetMeta after rows were written", w.path)
+	}
+	md, err := meta.metadata()
+	if err != nil {
+		return err
+	}
+	w.schema = sinkSchema(w.format, &md)
+	w.lazy.schema, w.enc.schema = w.schema, w.schema
+	return nil
+}
+
+// lazySink creates the format's sink when the first batch is written (or at close), so that
+// SetMeta can change the schema's metadata until then.
+type lazySink struct {
+	format Format
+	out    io.Writer
+	schema *arrow.Schema
+	s      sink
+}
+
+func (l *lazySink) start() error {
+	if l.s != nil {
+		return nil
+	}
+	s, err := newSink(l.format, l.out, l.schema)
+	if err != nil {
+		return err
+	}
+	l.s = s
+	return nil
+}
+
+func (l *lazySink) write(r arrow.Record) error {
+	if err := l.start(); err != nil {
+		return err
+	}
+	return l.s.write(r)
+}
+
+func (l *lazySink) close() error {
+	if err := l.start(); err != nil {
+		return err
+	}
+	return l.s.close()
 }
 
 // Append adds a job. The job is not retained: it is encoded immediately, or with

@@ -117,3 +117,55 @@ func TestSortKeys(t *testing.T) {
 		}
 	}
 }
+
+// TestSetMeta changes the workload metadata after the jobs went in: a sorting Writer takes it
+// until Close, a plain one until its first batch is written.
+func TestSetMeta(t *testing.T) {
+	w := randomWorkload(rand.New(rand.NewPCG(13, 14)), 300)
+	later := MetaOf(w)
+	later.Name, later.Source = "renamed", "known at the end"
+	later.Cluster = traces.Uniform(7, traces.VecOf(2, 2), 0)
+	for _, ext := range []string{"parquet", "arrow"} {
+		path := filepath.Join(t.TempDir(), "m."+ext)
+		cw, err := NewWriter(path, Meta{Name: "provisional", Dims: w.Dims, Cluster: traces.Uniform(1, traces.VecOf(1, 1), 0)}, WithSortBySubmit(0, ""))
+		if err != nil {
+			t.Fatal(err)
+		}
+		cw.cfg.runBytes = 4 << 10 // spill: SetMeta must not care
+		for i := range w.Jobs {
+			if err := cw.Append(&w.Jobs[i]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := cw.SetMeta(later); err != nil {
+			t.Fatal(err)
+		}
+		if err := cw.Close(); err != nil {
+			t.Fatal(err)
+		}
+		got, err := Read(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := *w
+		want.Name, want.Source, want.Cluster = later.Name, later.Source, later.Cluster
+		checkSame(t, got, &want)
+		if err := cw.SetMeta(later); err == nil {
+			t.Error("SetMeta after Close succeeded")
+		}
+
+		plain, err := NewWriter(filepath.Join(t.TempDir(), "p."+ext), MetaOf(w), WithBatchRows(10))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range w.Jobs[:40] {
+			if err := plain.Append(&w.Jobs[i]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := plain.SetMeta(later); err == nil || !strings.Contains(err.Error(), "after rows were written") {
+			t.Errorf("SetMeta after a batch: %v", err)
+		}
+		plain.Abort()
+	}
+}

@@ -1,20 +1,3 @@
-// Package google2011 reads the Google cluster trace clusterdata-2011-2 (one Borg cell of ~12.5k
-// machines over 29 days of May 2011): the job_events, task_events and machine_events tables, as
-// directories of part-NNNNN-of-NNNNN.csv.gz files or as plain CSV.
-//
-// The files have no header; fields are comma separated and an empty field is a missing value.
-// Times are microseconds of trace time; 0 means "before the trace window" (the window starts at
-// 600 s) and 2^63-1 means "after it". Jobs and tasks go through SUBMIT, SCHEDULE and one of the
-// terminal events EVICT, FAIL, FINISH, KILL or LOST; a SUBMIT after a terminal event (or a second
-// SUBMIT at all) is a resubmission of the same job or task, not an error.
-//
-// ScanJobs streams per-job records (submit, first schedule, end, final state, runtime, features,
-// and, when task_events are given, task count, requests and priority) with memory bounded by the
-// number of jobs alive at once, not by the input size. ScanTasks does the same for per-task event
-// histories. Workload and Import turn the job records into a schedlab workload — one single-stage
-// job per finished job — in memory or streamed into a canonical Parquet/Arrow file.
-//
-// Bad input is reported as a *ParseError naming the file, line and field.
 package google2011
 
 import (

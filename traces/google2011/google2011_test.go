@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -340,13 +341,18 @@ func TestWorkloadWithoutTasks(t *testing.T) {
 	if err := w.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	if st.DefaultDemand != 300 || len(w.Jobs) != 300 || len(w.Cluster.Machines) != 12583 {
+	if st.DefaultDemand != 300 || len(w.Jobs) != 300 || len(w.Cluster.Machines) != 12583 || st.Level != LevelJob {
 		t.Errorf("default demand %d, jobs %d, machines %d", st.DefaultDemand, len(w.Jobs), len(w.Cluster.Machines))
 	}
 	for _, j := range w.Jobs {
 		if s := j.Stages[0]; s.Tasks != 1 || s.Demand != traces.VecOf(0.5, 0.25) || j.Priority != -1 || s.Duration <= 0 {
 			t.Fatalf("job %d: %+v", j.ID, j)
 		}
+	}
+	var b bytes.Buffer
+	st.Fprint(&b)
+	if !strings.Contains(b.String(), "task counts and per-task demands are unknown") || !strings.Contains(w.Source, "task counts and demands unknown") {
+		t.Errorf("a job-level import without task_events must say so:\n%s\nsource %s", b.String(), w.Source)
 	}
 	if _, err := Workload(src, Options{DefaultCPU: 2}); err == nil {
 		t.Error("default request 2 accepted")
@@ -355,17 +361,41 @@ func TestWorkloadWithoutTasks(t *testing.T) {
 
 func TestClusterOf(t *testing.T) {
 	src := Source{MachineEvents: []string{filepath.Join("testdata", "machines")}}
-	c, skipped, err := ClusterOf(src)
-	if err != nil {
-		t.Fatal(err)
+	hashB, hashC := "HofLGzk1Or/8Ildj2+Lqv0UGGvY82NLoni8+J/Yy0RU=", "70ZOvysYGtB6j9MUHMPzA2Iy7GRzWu4U9E0CmmYw3+I="
+	for _, tc := range []struct {
+		at   traces.Time
+		want []traces.Machine
+		st   MachineStats
+	}{
+		{0, []traces.Machine{
+			{Name: "m5", Capacity: traces.VecOf(0.5, 0.2493), Platform: hashB},
+			{Name: "m6", Capacity: traces.VecOf(0.5, 0.4995), Platform: hashB},
+			{Name: "m7", Capacity: traces.VecOf(1, 1), Platform: hashC},
+		}, MachineStats{Skipped: 1}},
+		// Machine 6 is removed at 835,150 s and added again at 900,000 s.
+		{850_000 * s1, []traces.Machine{
+			{Name: "m5", Capacity: traces.VecOf(0.5, 0.2493), Platform: hashB},
+			{Name: "m7", Capacity: traces.VecOf(1, 1), Platform: hashC},
+		}, MachineStats{Skipped: 1, Gone: 1}},
+		// Machine 5's memory is updated at 1,000,000 s.
+		{1_000_000 * s1, []traces.Machine{
+			{Name: "m5", Capacity: traces.VecOf(0.5, 0.749), Platform: hashB},
+			{Name: "m6", Capacity: traces.VecOf(0.5, 0.4995), Platform: hashB},
+			{Name: "m7", Capacity: traces.VecOf(1, 1), Platform: hashC},
+		}, MachineStats{Skipped: 1}},
+	} {
+		c, st, err := ClusterOf(src, tc.at)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st != tc.st || !reflect.DeepEqual(c.Machines, tc.want) {
+			t.Errorf("ClusterOf(t=%d) = %+v, %+v; want %+v, %+v", tc.at, c.Machines, st, tc.want, tc.st)
+		}
 	}
-	want := []traces.Machine{
-		{Name: "m5", Capacity: traces.VecOf(0.5, 0.749), Platform: "HofLGzk1Or/8Ildj2+Lqv0UGGvY82NLoni8+J/Yy0RU="},
-		{Name: "m6", Capacity: traces.VecOf(0.5, 0.4995), Platform: "HofLGzk1Or/8Ildj2+Lqv0UGGvY82NLoni8+J/Yy0RU="},
-		{Name: "m7", Capacity: traces.VecOf(1, 1), Platform: "70ZOvysYGtB6j9MUHMPzA2Iy7GRzWu4U9E0CmmYw3+I="},
-	}
-	if skipped != 1 || !reflect.DeepEqual(c.Machines, want) {
-		t.Errorf("ClusterOf = %+v, skipped %d", c.Machines, skipped)
+	// Machines added after the time are counted, not kept.
+	late := writeFile(t, t.TempDir(), "machine_events.csv", lines("0,1,0,p,0.5,0.5", "5000000000,2,0,p,1,1"))
+	if c, st, err := ClusterOf(Source{MachineEvents: []string{late}}, 0); err != nil || len(c.Machines) != 1 || st.Later != 1 {
+		t.Errorf("late machine: %+v, %+v, %v", c.Machines, st, err)
 	}
 	// A workload over these machines clamps nothing (requests are normalized to the largest).
 	src.JobEvents, src.TaskEvents = miniSource().JobEvents, miniSource().TaskEvents
@@ -376,23 +406,53 @@ func TestClusterOf(t *testing.T) {
 	if err := w.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	if st.Machines != 3 || st.SkippedMachines != 1 {
+	if st.Machines != 3 || st.MachineStats.Skipped != 1 || st.Tasks.ClampedRequest != 0 {
 		t.Errorf("stats %+v", st)
 	}
-	if _, _, err := ClusterOf(Source{MachineEvents: []string{writeFile(t, t.TempDir(), "machine_events.csv", lines("0,1,3,,0.5,0.5"))}}); err == nil || !strings.Contains(err.Error(), `field "event type"`) {
+	if _, _, err := ClusterOf(Source{MachineEvents: []string{writeFile(t, t.TempDir(), "machine_events.csv", lines("0,1,3,,0.5,0.5"))}}, 0); err == nil || !strings.Contains(err.Error(), `field "event type"`) {
 		t.Errorf("bad machine event type: %v", err)
 	}
 }
 
-func TestDefaultCluster(t *testing.T) {
-	c := DefaultCluster()
-	if len(c.Machines) != 12583 {
+func TestMachineMix(t *testing.T) {
+	c := MixCluster(0)
+	if len(c.Machines) != PublishedMachines {
 		t.Fatalf("%d machines", len(c.Machines))
 	}
 	total := c.Total()
-	// 6732*.5 + 3863*.5 + 1001*.5 + 795 + 126*.25 + 52*.5 + 5*.5 + 5*.5 + 3 + .5 cores.
+	// Table 1: 6732*.5 + 3863*.5 + 1001*.5 + 795 + 126*.25 + 52*.5 + 5*.5 + 5*.5 + 3 + .5 cores.
 	if got, want := total.Float(0), 6732*0.5+3863*0.5+1001*0.5+795+126*0.25+52*0.5+5*0.5+5*0.5+3+0.5; math.Abs(got-want) > 1e-6 {
 		t.Errorf("total cpu %v, want %v", got, want)
+	}
+	platforms := map[string]int{}
+	for _, m := range c.Machines {
+		platforms[m.Platform]++
+	}
+	if !reflect.DeepEqual(platforms, map[string]int{"A": 126, "B": 6732 + 3863 + 1001 + 52 + 5 + 5 + 1, "C": 795 + 3}) {
+		t.Errorf("platforms %v", platforms)
+	}
+	// Scaled: counts follow the shares by largest remainder and always add up.
+	for _, n := range []int{1, 10, 100, 1000, 12509, 50000} {
+		counts := apportion(machineMix, n)
+		sum := 0
+		for i, k := range counts {
+			sum += k
+			exact := float64(machineMix[i].Machines) * float64(n) / PublishedMachines
+			if math.Abs(float64(k)-exact) >= 1 {
+				t.Errorf("n=%d: configuration %d gets %d machines, its share is %.2f", n, i, k, exact)
+			}
+		}
+		if sum != n || len(MixCluster(n).Machines) != n {
+			t.Errorf("n=%d: %d machines", n, sum)
+		}
+	}
+	if got := apportion(machineMix, 100); !slices.Equal(got, []int{54, 31, 8, 6, 1, 0, 0, 0, 0, 0}) {
+		t.Errorf("100 machines: %v", got)
+	}
+	for _, bad := range []string{"", "machines,platform,cpu,memory\n", "x,y\n", "machines,platform,cpu,memory\n0,B,0.5,0.5\n", "machines,platform,cpu,memory\n3,B,1.5,0.5\n", "m,p,c,x\n1,B,0.5,0.5\n"} {
+		if _, err := parseMix(bad); err == nil {
+			t.Errorf("parseMix(%q) accepted", bad)
+		}
 	}
 }
 
@@ -495,30 +555,55 @@ func TestSharedMonth(t *testing.T) {
 	}
 }
 
-// TestSharedTaskEvents joins the first ten parts of job_events and task_events.
+// TestSharedTaskEvents imports the window the shared data covers (job_events and task_events
+// parts 0-9) at the task level and pins what it holds.
 func TestSharedTaskEvents(t *testing.T) {
 	if testing.Short() || raceEnabled {
 		t.Skip("skipped with -short and -race")
 	}
-	root := testutil.SharedData(t, "google2011")
-	var jobs, tasks []string
-	for i := range 10 {
-		jobs = append(jobs, filepath.Join(root, "job_events", fmt.Sprintf("part-%05d-of-00500.csv.gz", i)))
-		tasks = append(tasks, filepath.Join(root, "task_events", fmt.Sprintf("part-%05d-of-00500.csv.gz", i)))
+	src, err := Window(testutil.SharedData(t, "google2011"), 0, 9)
+	if err != nil {
+		t.Skip(err)
 	}
-	for _, f := range append(jobs, tasks...) {
-		if _, err := os.Stat(f); err != nil {
-			t.Skip(err)
-		}
-	}
-	w, st, err := WorkloadStats(Source{JobEvents: jobs, TaskEvents: tasks}, Options{})
+	w, st, err := WorkloadStats(src, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := w.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	if st.Imported < 5000 || st.DefaultDemand*20 > st.Imported || w.Tasks() < int64(st.Imported) {
-		t.Errorf("parts 0-9: %d jobs, %d with default demand, %d tasks", st.Imported, st.DefaultDemand, w.Tasks())
+	ts := st.Tasks
+	// 1,827,856 rows of 464,004 tasks of 14,484 jobs on 12,509 machines; 20,747 tasks are never
+	// scheduled in the window.
+	if st.Level != LevelTask || st.Scan.TaskEvents != 1827856 || ts.Seen != 464004 || ts.NeverScheduled != 20747 || ts.Imported != 443257 ||
+		w.Tasks() != ts.Imported || int64(len(w.Jobs)) != st.Imported || st.Imported != 14443 || ts.Machines != 12509 || len(w.Cluster.Machines) != 12509 {
+		t.Errorf("window: %d jobs, %d tasks, %d machines; stats %+v", len(w.Jobs), w.Tasks(), len(w.Cluster.Machines), st)
+	}
+	if ts.Outcomes[traces.TaskRunning] == 0 || ts.StartedBefore == 0 || ts.Evictions == 0 || ts.End != 50711946042 {
+		t.Errorf("task stats %+v", ts)
+	}
+}
+
+func TestWindow(t *testing.T) {
+	dir := t.TempDir()
+	for i := range 3 {
+		writeFile(t, dir, filepath.Join(JobEventsTable, PartName(i)), nil)
+		writeFile(t, dir, filepath.Join(TaskEventsTable, PartName(i)), nil)
+	}
+	src, err := Window(dir, 1, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Source{
+		JobEvents:  []string{filepath.Join(dir, "job_events", "part-00001-of-00500.csv.gz"), filepath.Join(dir, "job_events", "part-00002-of-00500.csv.gz")},
+		TaskEvents: []string{filepath.Join(dir, "task_events", "part-00001-of-00500.csv.gz"), filepath.Join(dir, "task_events", "part-00002-of-00500.csv.gz")},
+	}
+	if !reflect.DeepEqual(src, want) {
+		t.Errorf("Window = %+v", src)
+	}
+	for _, bad := range [][2]int{{2, 3}, {-1, 0}, {2, 1}, {0, 500}} {
+		if _, err := Window(dir, bad[0], bad[1]); err == nil {
+			t.Errorf("Window(%d, %d) succeeded", bad[0], bad[1])
+		}
 	}
 }

@@ -55,14 +55,16 @@ func TestIDTableMatchesMap(t *testing.T) {
 // every field was set, once recycled, must come back equal to a new one.
 func TestRecycledStateIsFresh(t *testing.T) {
 	var s jobScanner
-	want := *s.state(1)
+	want := *s.state(1, 0)
 	want.tasks = taskSet{}
-	st := s.state(2)
+	st := s.state(2, 0)
 	fillFields(reflect.ValueOf(st).Elem())
 	st.tasks.add(3, true)
+	st.runs.get(3, 5).attempts = 2
+	st.runs.get(1<<21, 6)
 	s.open.del(st.rec.ID)
 	s.recycle(st)
-	got := s.state(1)
+	got := s.state(1, 0)
 	if got != st {
 		t.Fatal("state did not reuse the recycled jobState")
 	}
@@ -72,6 +74,10 @@ func TestRecycledStateIsFresh(t *testing.T) {
 		t.Errorf("recycled task set not empty: %+v", cmp.tasks)
 	}
 	cmp.tasks = taskSet{}
+	if len(cmp.runs.runs) != 0 || len(cmp.runs.pos) != 0 || cmp.runs.big != nil {
+		t.Errorf("recycled task runs not empty: %+v", cmp.runs)
+	}
+	cmp.runs = taskTable{}
 	if !math.IsNaN(cmp.rec.CPURequest) || !math.IsNaN(cmp.rec.MemRequest) {
 		t.Errorf("recycled requests %v, %v, want NaN", cmp.rec.CPURequest, cmp.rec.MemRequest)
 	}
@@ -87,7 +93,7 @@ func fillFields(v reflect.Value) {
 	switch v.Kind() {
 	case reflect.Struct:
 		for i := range v.NumField() {
-			if v.Type().Field(i).Name == "tasks" {
+			if n := v.Type().Field(i).Name; n == "tasks" || n == "runs" {
 				continue
 			}
 			f := v.Field(i)

@@ -64,6 +64,9 @@ type ScanStats struct {
 	LateTaskEvents int64
 	// OrphanJobs are jobs seen only in task_events (no job event at all); they are not reported.
 	OrphanJobs int64
+	// JobEventsAfterTasks is set when a task-level scan stopped reading job_events at the end of
+	// task_events (the rest could not change any task).
+	JobEventsAfterTasks bool
 }
 
 // taskSet records which task indices of a job were seen and which had a request counted.
@@ -117,9 +120,11 @@ type jobState struct {
 	closing        bool
 	reported       bool // kept as a tombstone for ResubmitGrace, to recognize late events
 	hasJobEvent    bool
+	firstSeen      traces.Time // time of the job's first event in the input
 	tasks          taskSet
 	cpuSum, memSum float64
 	reqN           int32
+	runs           taskTable // task-level scans only: every task's last run
 }
 
 type closingEntry struct {
@@ -153,9 +158,9 @@ func (q *fifo[T]) pop() {
 	}
 }
 
-// jobScanner holds the state of ScanJobs.
+// jobScanner holds the state of ScanJobs and of the task-level scan.
 type jobScanner struct {
-	fn             func(*JobRecord) error
+	emit           func(*jobState) error // called with each job's complete state
 	stats          *ScanStats
 	open           idTable
 	closing        fifo[closingEntry]
@@ -163,6 +168,13 @@ type jobScanner struct {
 	free           []*jobState
 	seq            uint64
 	users, logical strCache
+
+	// taskLevel keeps every task's last run (jobState.runs) instead of the per-job task counts
+	// and mean requests, and ends the scan with the task_events: job events later than the last
+	// task event cannot change a task.
+	taskLevel bool
+	lastTask  traces.Time        // time of the last task event before AfterWindow
+	machines  map[int64]struct{} // task-level: machines that tasks were scheduled on
 }
 
 // ScanJobs streams the job records of src's job_events, merged in time order with its
@@ -192,6 +204,13 @@ func scanJobs(src Source, fn func(*JobRecord) error, stats *ScanStats) error {
 // scanJobFiles is ScanJobs over explicit file lists; opener (nil: os.Open) lets tests and fuzzing
 // supply content without files.
 func scanJobFiles(jobFiles, taskFiles []string, opener func(string) (io.ReadCloser, error), fn func(*JobRecord) error, stats *ScanStats) error {
+	s := &jobScanner{emit: func(st *jobState) error { return fn(&st.rec) }, stats: stats}
+	return s.scan(jobFiles, taskFiles, opener)
+}
+
+// scan merges the job and task events of the files in time order.
+func (s *jobScanner) scan(jobFiles, taskFiles []string, opener func(string) (io.ReadCloser, error)) error {
+	stats := s.stats
 	if len(jobFiles) == 0 {
 		return errors.New("google2011: no job_events input")
 	}
@@ -209,7 +228,6 @@ func scanJobFiles(jobFiles, taskFiles []string, opener func(string) (io.ReadClos
 		}
 	}
 	stats.JobEventFiles, stats.TaskEventFiles = len(jobFiles), len(taskFiles)
-	s := &jobScanner{fn: fn, stats: stats}
 	err := s.run(jobs, tasks)
 	stats.JobEvents = jobs.allLines
 	stats.GzipBytes = jobs.gzBytes
@@ -255,6 +273,10 @@ func (s *jobScanner) run(jobs, tasks *lineReader) error {
 		}
 	}
 	for jok || tok {
+		if s.taskLevel && !tok && je.time > s.lastTask {
+			s.stats.JobEventsAfterTasks = true
+			break // the rest of job_events lies beyond the task_events
+		}
 		// Task events go first on ties, so a job's terminal event sees its tasks' last events.
 		if jok && (!tok || je.time < te.time) {
 			if err := s.expire(je.time); err != nil {
@@ -267,6 +289,9 @@ func (s *jobScanner) run(jobs, tasks *lineReader) error {
 		} else {
 			if err := s.expire(te.time); err != nil {
 				return err
+			}
+			if te.time != AfterWindow {
+				s.lastTask = te.time
 			}
 			s.taskEvent(&te)
 			if err := advanceTask(); err != nil {
@@ -327,7 +352,7 @@ func (s *jobScanner) report(st *jobState, now traces.Time) error {
 		r.MemRequest = st.memSum / float64(st.reqN)
 	}
 	s.stats.Records++
-	return s.fn(r)
+	return s.emit(st)
 }
 
 func satAdd(a, b traces.Time) traces.Time {
@@ -339,10 +364,11 @@ func satAdd(a, b traces.Time) traces.Time {
 
 func (s *jobScanner) recycle(st *jobState) {
 	st.tasks.reset()
+	st.runs.reset()
 	s.free = append(s.free, st)
 }
 
-func (s *jobScanner) state(id int64) *jobState {
+func (s *jobScanner) state(id int64, now traces.Time) *jobState {
 	var st *jobState
 	if n := len(s.free); n > 0 {
 		st, s.free = s.free[n-1], s.free[:n-1]
@@ -352,7 +378,7 @@ func (s *jobScanner) state(id int64) *jobState {
 	s.seq++
 	// Field by field, keeping st.tasks' storage: whole-struct assignments of these pointerful
 	// structs run bulk write barriers while the collector is marking.
-	st.seq, st.gen, st.closing, st.reported, st.hasJobEvent = s.seq, 0, false, false, false
+	st.seq, st.gen, st.closing, st.reported, st.hasJobEvent, st.firstSeen = s.seq, 0, false, false, false, now
 	st.cpuSum, st.memSum, st.reqN = 0, 0, 0
 	r := &st.rec
 	r.ID, r.Submit, r.FirstSchedule, r.End, r.FinalState, r.Runtime = id, -1, -1, -1, Submit, -1
@@ -443,7 +469,7 @@ func (s *jobScanner) jobEvent(e *jobEvent) {
 		st = nil // a resubmission after the record was reported starts a new record
 	}
 	if st == nil {
-		st = s.state(e.jobID)
+		st = s.state(e.jobID, e.time)
 	}
 	st.hasJobEvent = true
 	r := &st.rec
@@ -500,7 +526,14 @@ func (s *jobScanner) taskEvent(e *taskEvent) {
 		return
 	}
 	if st == nil {
-		st = s.state(e.jobID)
+		st = s.state(e.jobID, e.time)
+	}
+	if st.rec.User == "" && len(e.user) > 0 {
+		st.rec.User = s.users.get(e.user)
+	}
+	if s.taskLevel {
+		s.taskRunEvent(st, e)
+		return
 	}
 	withReq := !math.IsNaN(e.ev.CPURequest) && !math.IsNaN(e.ev.MemRequest)
 	isNew, reqNew := st.tasks.add(e.index, withReq)
@@ -514,9 +547,6 @@ func (s *jobScanner) taskEvent(e *taskEvent) {
 	}
 	if e.ev.Priority > st.rec.Priority {
 		st.rec.Priority = e.ev.Priority
-	}
-	if st.rec.User == "" && len(e.user) > 0 {
-		st.rec.User = s.users.get(e.user)
 	}
 }
 

@@ -58,7 +58,7 @@ const (
 type chunk struct {
 	data    []byte
 	eof     bool
-	gzBytes int64 // with eof: the file's compressed size if it was gzip
+	gzBytes int64 // the file's compressed size if it was gzip, with its first chunk (or eof)
 	err     string
 	opening bool // err happened opening the file (not at a line)
 }
@@ -154,8 +154,11 @@ func produce(files []string, opener func(string) (io.ReadCloser, error), chunks 
 					return false
 				}
 				n, err := fill(src, buf)
-				if n > 0 && !send(chunk{data: buf[:n]}) {
+				if n > 0 && !send(chunk{data: buf[:n], gzBytes: gzBytes}) {
 					return false
+				}
+				if n > 0 {
+					gzBytes = 0 // counted once, with the file's first chunk
 				}
 				if n == 0 {
 					free <- buf
@@ -226,6 +229,7 @@ func (p *pipe) fetch() bool {
 		p.r.gzBytes += c.gzBytes
 	default:
 		p.buf, p.cur = c.data, c.data
+		p.r.gzBytes += c.gzBytes
 		return true
 	}
 	return false

@@ -2,6 +2,7 @@ package google2011
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"math"
 	"slices"
@@ -17,24 +18,33 @@ const (
 	machineUpdate = 2
 )
 
-// ClusterOf builds the cluster from src.MachineEvents: every machine that is ever ADDed, once,
-// with its most recent known CPU and memory capacity (normalized to the largest machine = 1),
-// named "m<machine ID>" and ordered by ID. Machines whose capacity is never given are left out;
-// their number is returned as skipped.
-func ClusterOf(src Source) (c traces.Cluster, skipped int, err error) {
+// MachineStats counts the machines of machine_events that a cluster leaves out.
+type MachineStats struct {
+	// Skipped machines were up but their capacity was never given (or was zero).
+	Skipped int
+	// Later machines were first ADDed after the cluster's time; Gone ones were REMOVEd by then.
+	Later, Gone int
+}
+
+// ClusterOf builds the cluster from src.MachineEvents as it stood at trace time at: every machine
+// ADDed at or before at and not REMOVEd since, with its capacity as of at (the last ADD or UPDATE
+// by then; CPU and memory are normalized to the largest machine = 1), named "m<machine ID>" with
+// its platform hash, ordered by ID. The replay engine's cluster is fixed, so machines that join
+// or leave later are not modelled; MachineStats counts what is left out.
+func ClusterOf(src Source, at traces.Time) (c traces.Cluster, st MachineStats, err error) {
 	files, err := expand(src.MachineEvents)
 	if err != nil {
-		return c, 0, err
+		return c, st, err
 	}
 	if len(files) == 0 {
-		return c, 0, errors.New("google2011: no machine_events input")
+		return c, st, errors.New("google2011: no machine_events input")
 	}
 	r := newLineReader(MachineEventsTable, machineEventNames[:], files)
 	defer r.close()
 	type machine struct {
-		platform string
-		cpu, mem float64
-		added    bool
+		platform        string
+		cpu, mem        float64
+		up, added, seen bool
 	}
 	ms := make(map[int64]*machine)
 	var in strCache
@@ -44,96 +54,78 @@ func ClusterOf(src Source) (c traces.Cluster, skipped int, err error) {
 			break
 		}
 		if err != nil {
-			return c, 0, err
+			return c, st, err
 		}
-		if _, err := r.time(f, 0); err != nil {
-			return c, 0, err
+		t, err := r.time(f, 0)
+		if err != nil {
+			return c, st, err
 		}
 		id, err := r.uint(f, 1, true)
 		if err != nil {
-			return c, 0, err
+			return c, st, err
 		}
 		typ, err := r.small(f, 2, machineAdd, machineUpdate, true)
 		if err != nil {
-			return c, 0, err
+			return c, st, err
 		}
 		cpu, err := r.float(f, 4)
 		if err != nil {
-			return c, 0, err
+			return c, st, err
 		}
 		mem, err := r.float(f, 5)
 		if err != nil {
-			return c, 0, err
+			return c, st, err
 		}
 		m := ms[id]
 		if m == nil {
 			m = &machine{cpu: math.NaN(), mem: math.NaN()}
 			ms[id] = m
 		}
-		if typ == machineAdd {
-			m.added = true
+		if t > at {
+			if typ == machineAdd && !m.seen {
+				m.seen = true
+				st.Later++
+			}
+			continue
 		}
-		if typ != machineRemove {
-			if len(f[3]) > 0 {
-				m.platform = in.get(f[3])
-			}
-			if !math.IsNaN(cpu) {
-				m.cpu = cpu
-			}
-			if !math.IsNaN(mem) {
-				m.mem = mem
-			}
+		m.seen = true
+		switch typ {
+		case machineRemove:
+			m.up = false
+			continue
+		case machineAdd:
+			m.up, m.added = true, true
+		}
+		if len(f[3]) > 0 {
+			m.platform = in.get(f[3])
+		}
+		if !math.IsNaN(cpu) {
+			m.cpu = cpu
+		}
+		if !math.IsNaN(mem) {
+			m.mem = mem
 		}
 	}
 	ids := make([]int64, 0, len(ms))
 	for id, m := range ms {
-		if m.added {
+		switch {
+		case m.up:
 			ids = append(ids, id)
+		case m.added:
+			st.Gone++
 		}
 	}
 	slices.Sort(ids)
 	for _, id := range ids {
 		m := ms[id]
 		if math.IsNaN(m.cpu) || math.IsNaN(m.mem) || m.cpu == 0 && m.mem == 0 {
-			skipped++
+			st.Skipped++
 			continue
 		}
 		c.Machines = append(c.Machines, traces.Machine{Name: "m" + strconv.FormatInt(id, 10), Capacity: traces.VecOf(m.cpu, m.mem), Platform: m.platform})
 	}
 	if len(c.Machines) == 0 {
-		return c, skipped, errors.New("google2011: machine_events: no machine with a known capacity was added")
+		return c, st, fmt.Errorf("google2011: machine_events: no machine with a known capacity was up at t=%d", at)
 	}
-	return c, skipped, nil
-}
-
-// defaultMix is the cell's machine population by normalized (CPU, memory) capacity, from Reiss et
-// al., "Heterogeneity and dynamicity of clouds at scale: Google trace analysis", SoCC 2012,
-// Table 1 (12,583 machines).
-var defaultMix = []struct {
-	n        int
-	cpu, mem float64
-}{
-	{6732, 0.50, 0.50},
-	{3863, 0.50, 0.25},
-	{1001, 0.50, 0.75},
-	{795, 1.00, 1.00},
-	{126, 0.25, 0.25},
-	{52, 0.50, 0.12},
-	{5, 0.50, 0.03},
-	{5, 0.50, 0.97},
-	{3, 1.00, 0.50},
-	{1, 0.50, 0.06},
-}
-
-// DefaultCluster is the cluster used when no machine_events are given: the trace cell's 12,583
-// machines by capacity class (Reiss et al., SoCC 2012, Table 1), named "m0".. in that order, with
-// capacities normalized so the largest machine is 1.0 CPU and 1.0 memory.
-func DefaultCluster() traces.Cluster {
-	var c traces.Cluster
-	for _, g := range defaultMix {
-		for range g.n {
-			c.Machines = append(c.Machines, traces.Machine{Name: "m" + strconv.Itoa(len(c.Machines)), Capacity: traces.VecOf(g.cpu, g.mem)})
-		}
-	}
-	return c
+	return c, st, nil
 }

@@ -149,3 +149,29 @@ func describe(table string, files []string) string {
 	}
 	return fmt.Sprintf("%s: %d files (%s .. %s)", table, len(files), files[0], files[len(files)-1])
 }
+
+// PartName is the file name of part i of a table in the published trace: part-00000-of-00500.csv.gz.
+func PartName(i int) string { return fmt.Sprintf("part-%05d-of-00500.csv.gz", i) }
+
+// Window returns the Source of parts first..last (inclusive) of job_events and task_events under
+// the trace root dir — the input of a task-level import of that window — after checking that
+// every file exists.
+func Window(dir string, first, last int) (Source, error) {
+	var src Source
+	if first < 0 || last < first || last > 499 {
+		return src, fmt.Errorf("google2011: parts %d..%d: want 0 ≤ first ≤ last ≤ 499", first, last)
+	}
+	for i := first; i <= last; i++ {
+		for _, t := range []struct {
+			table string
+			files *[]string
+		}{{JobEventsTable, &src.JobEvents}, {TaskEventsTable, &src.TaskEvents}} {
+			p := filepath.Join(dir, t.table, PartName(i))
+			if _, err := os.Stat(p); err != nil {
+				return src, fmt.Errorf("google2011: %w", err)
+			}
+			*t.files = append(*t.files, p)
+		}
+	}
+	return src, nil
+}

@@ -183,13 +183,9 @@ func scale(w *traces.Workload, o Options) error {
 					return fmt.Errorf("shape: scale_tasks: job %d (id %d) stage %d: %d tasks × %v overflows", ji, j.ID, si, s.Tasks, o.ScaleTasks)
 				}
 				tasks := max(int32(n), 1)
-				if s.TaskDurations != nil && tasks != s.Tasks {
-					old := s.TaskDurations
-					nd := make([]traces.Time, tasks)
-					for i := range nd {
-						nd[i] = old[int64(i)*int64(len(old))/int64(tasks)]
-					}
-					s.TaskDurations = nd
+				if tasks != s.Tasks {
+					s.TaskDurations = resample(s.TaskDurations, tasks)
+					s.History = resample(s.History, tasks)
 				}
 				s.Tasks = tasks
 			}
@@ -225,6 +221,19 @@ func scale(w *traces.Workload, o Options) error {
 		}
 	}
 	return nil
+}
+
+// resample returns n per-task values spread evenly over old's (each repeated or thinned out in
+// order); nil stays nil.
+func resample[T any](old []T, n int32) []T {
+	if old == nil {
+		return nil
+	}
+	out := make([]T, n)
+	for i := range out {
+		out[i] = old[int64(i)*int64(len(old))/int64(n)]
+	}
+	return out
 }
 
 // Class names set by the classes step.

@@ -55,7 +55,8 @@ func TestApplySteps(t *testing.T) {
 		{Name: "b", Tasks: 1, Demand: traces.VecOf(0.5), Duration: 70 * sec, Estimate: 70 * sec, Parents: []int32{0}},
 	}}
 	hetero := traces.Job{ID: 3, Stages: []traces.Stage{
-		{Name: "h", Tasks: 3, Demand: traces.VecOf(0.5), TaskDurations: []traces.Time{1 * sec, 2 * sec, 3 * sec}},
+		{Name: "h", Tasks: 3, Demand: traces.VecOf(0.5), TaskDurations: []traces.Time{1 * sec, 2 * sec, 3 * sec},
+			History: []traces.TaskHistory{{Attempts: 1}, {Attempts: 2, Evictions: 1}, {Attempts: 1, Outcome: traces.TaskRunning}}},
 	}}
 	withDeadline := func(j traces.Job, d traces.Time, class string) traces.Job {
 		j.Deadline = d
@@ -161,6 +162,9 @@ func TestApplySteps(t *testing.T) {
 				want := []traces.Time{1 * sec, 1 * sec, 2 * sec, 2 * sec, 3 * sec, 3 * sec}
 				if s := w.Jobs[0].Stages[0]; s.Tasks != 6 || !slices.Equal(s.TaskDurations, want) {
 					t.Errorf("tasks %d durations %v, want 6 %v", s.Tasks, s.TaskDurations, want)
+				}
+				if h := w.Jobs[0].Stages[0].History; len(h) != 6 || h[3].Attempts != 2 || h[5].Outcome != traces.TaskRunning {
+					t.Errorf("task histories %v, want each of the 3 repeated twice", h)
 				}
 			},
 		},
