@@ -62,6 +62,7 @@ var JobsSchema = arrow.NewSchema([]arrow.Field{
 	{Name: "preemptions", Type: arrow.PrimitiveTypes.Int32},
 	{Name: "target_s", Type: arrow.PrimitiveTypes.Float64, Nullable: true},
 	{Name: "delta_s", Type: arrow.PrimitiveTypes.Float64, Nullable: true},
+	{Name: "slowed_starts", Type: arrow.PrimitiveTypes.Int32},
 }, nil)
 
 // Provenance says exactly what produced a result.
@@ -166,6 +167,7 @@ func WriteJobs(f io.Writer, jobs []replay.JobRecord) error {
 		appendOpt(b.Field(18).(*array.Float64Builder), j.Target != 0, secs(j.Target))
 		d, ok := j.Delta()
 		appendOpt(b.Field(19).(*array.Float64Builder), ok, secs(d))
+		b.Field(20).(*array.Int32Builder).Append(j.SlowedStarts)
 	}
 	rec := b.NewRecord()
 	defer rec.Release()

@@ -65,8 +65,11 @@ type JobInfo struct {
 	Features traces.Features
 	Deadline traces.Time // 0 = none
 	Utility  *traces.Utility
-	// Placement is the job's placement constraint (zero: none). The engine does not enforce it:
-	// honouring a hard constraint, and weighing a soft one's slowdown, is the policy's business.
+	// Placement is the job's placement constraint (zero: none). The engine enforces its
+	// consequences (traces.Placement): a start that puts a hard-constrained job off its preferred
+	// resources is an invalid plan, and the tasks of a soft-constrained job that is not wholly on
+	// them run Slowdown times longer. Choosing placements, and gang-starting a job's tasks, is the
+	// policy's business.
 	Placement traces.Placement
 	Stages    []StageInfo
 	Tasks     int64 // total tasks
@@ -108,6 +111,19 @@ type RunningTask struct {
 	TaskRef
 	Machine int32
 	Start   traces.Time
+	// Slowed reports that this attempt runs JobInfo.Placement.Slowdown times its duration: the
+	// job is soft-constrained and was not wholly on its preferred resources when it started.
+	Slowed bool
+}
+
+// Timing is an optional ability of a View, discovered by type assertion: the engine settings
+// that decide when a plan takes effect, for policies that plan ahead in time (jvusched).
+type Timing interface {
+	// SchedulingCycle is the scheduling period; 0 means the engine schedules whenever something
+	// changed.
+	SchedulingCycle() traces.Time
+	// PreemptionDelay is how long a preempted task's resources stay held before they are free.
+	PreemptionDelay() traces.Time
 }
 
 // View is the read-only state a policy sees. Slices returned by a View are owned by the engine

@@ -118,6 +118,7 @@ type stageRT struct {
 	started []traces.Time
 	attempt []uint32
 	worked  []traces.Time // work kept across preemptions (PreemptKeepsWork)
+	slowed  []bool        // soft-constrained jobs: the attempt runs Slowdown times longer
 }
 
 type jobRT struct {
@@ -134,6 +135,7 @@ type jobRT struct {
 	finish       traces.Time
 	changedEpoch uint64
 	preemptions  int32
+	pl           *placeRT // placement constraint in force; nil for none (and in pooled mode)
 }
 
 // Engine replays one workload under one policy. Create it with New and call Run once.
@@ -149,6 +151,11 @@ type Engine struct {
 	cap     traces.Vec
 	freeSum traces.Vec
 	fit     *fit.Tree
+	// Placement constraints (placement.go); nil in pooled mode.
+	rackOf    []int32
+	gpu       []bool
+	rackNames []string
+	deferred  []deferredStart
 
 	now     traces.Time
 	heap    eventHeap
@@ -178,6 +185,7 @@ type Stats struct {
 	Starts          int64
 	Preemptions     int64
 	StaleFinishes   int64 // finish events of preempted task attempts, discarded
+	SlowedStarts    int64 // task starts of soft-constrained jobs off their preferred resources
 }
 
 var _ policies.View = (*Engine)(nil)
@@ -196,6 +204,7 @@ func New(w *traces.Workload, p policies.Policy, cfg Config) (*Engine, error) {
 		e.mach = []traces.Machine{{Name: "pool", Capacity: total}}
 	} else {
 		e.mach = w.Cluster.Machines
+		e.indexMachines()
 	}
 	e.free = make([]traces.Vec, len(e.mach))
 	for i, m := range e.mach {
@@ -225,6 +234,7 @@ func New(w *traces.Workload, p policies.Policy, cfg Config) (*Engine, error) {
 		}
 		j.stages = make([]stageRT, len(src.Stages))
 		j.firstStart = -1
+		j.pl = e.newPlaceRT(src.Placement)
 		for si := range src.Stages {
 			s := &src.Stages[si]
 			est := s.Estimate
@@ -442,6 +452,9 @@ func (e *Engine) finish(ev *event) error {
 	jr.running--
 	jr.finished++
 	jr.remEst -= st.info.Estimate
+	if jr.pl != nil {
+		e.placed(jr.pl, ev.machine, -1)
+	}
 	d := st.src.Demand
 	jr.alloc = jr.alloc.Sub(d)
 	e.m.allocChanged(ev.job, d, -1)
@@ -501,6 +514,9 @@ func (e *Engine) schedule() error {
 			return err
 		}
 	}
+	if len(e.deferred) > 0 {
+		e.settleDeferred()
+	}
 	return nil
 }
 
@@ -550,6 +566,13 @@ func (e *Engine) start(i int, s policies.Start) error {
 	if !need.Fits(e.free[s.Machine]) {
 		return e.planError(decision(), "over-commit: needs %s, machine has %s free", need.Format(len(e.dims)), e.free[s.Machine].Format(len(e.dims)))
 	}
+	pl := jr.pl
+	if pl != nil && pl.hard {
+		if why := e.checkHard(pl, s.Machine); why != "" {
+			return e.planError(decision(), "%s", why)
+		}
+	}
+	soft := pl != nil && !pl.hard
 	if st.status == nil {
 		n := st.src.Tasks
 		st.status = make([]taskStatus, n)
@@ -558,6 +581,9 @@ func (e *Engine) start(i int, s policies.Start) error {
 		st.attempt = make([]uint32, n)
 		if e.cfg.PreemptKeepsWork {
 			st.worked = make([]traces.Time, n)
+		}
+		if soft {
+			st.slowed = make([]bool, n)
 		}
 	}
 	for c := int32(0); c < s.Count; c++ {
@@ -573,14 +599,23 @@ func (e *Engine) start(i int, s policies.Start) error {
 		st.machine[task] = s.Machine
 		st.started[task] = e.now
 		st.attempt[task]++
-		dur := st.src.TaskDuration(task)
-		if st.worked != nil {
-			dur -= st.worked[task]
+		if soft {
+			// The duration depends on where the whole plan puts the job: settled after its
+			// last start (settleDeferred).
+			e.deferred = append(e.deferred, deferredStart{job: int32(s.Job), stage: s.Stage, task: task})
+		} else {
+			dur := st.src.TaskDuration(task)
+			if st.worked != nil {
+				dur -= st.worked[task]
+			}
+			e.heap.push(event{t: e.now + dur, kind: KindFinish, job: int32(s.Job), stage: s.Stage, task: task, machine: s.Machine, attempt: st.attempt[task]})
 		}
-		e.heap.push(event{t: e.now + dur, kind: KindFinish, job: int32(s.Job), stage: s.Stage, task: task, machine: s.Machine, attempt: st.attempt[task]})
 		e.stats.Events++
 		e.stats.Starts++
 		e.log(LogEntry{T: e.now, Kind: KindStart, Job: int32(s.Job), Stage: s.Stage, Task: task, Machine: s.Machine})
+	}
+	if pl != nil {
+		e.placed(pl, s.Machine, s.Count)
 	}
 	st.pending -= s.Count
 	st.running += s.Count
@@ -615,8 +650,22 @@ func (e *Engine) preempt(i int, p policies.TaskRef) error {
 	m := st.machine[p.Task]
 	st.status[p.Task] = taskPending
 	st.attempt[p.Task]++ // its finish event becomes stale
+	slowed := st.slowed != nil && st.slowed[p.Task]
 	if st.worked != nil {
-		st.worked[p.Task] += e.now - st.started[p.Task]
+		work := st.worked[p.Task]
+		if slowed {
+			work += nominalWork(e.now-st.started[p.Task], true, jr.pl.slow)
+		} else {
+			work += e.now - st.started[p.Task]
+		}
+		// Rounding the slowed share must not count a preempted task as done.
+		st.worked[p.Task] = min(work, st.src.TaskDuration(p.Task)-1)
+	}
+	if slowed {
+		st.slowed[p.Task] = false
+	}
+	if jr.pl != nil {
+		e.placed(jr.pl, m, -1)
 	}
 	st.requeued = append(st.requeued, p.Task)
 	st.running--

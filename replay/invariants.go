@@ -41,6 +41,11 @@ func (e *Engine) checkInvariants() error {
 		if jr.arrived && (running != jr.running || pending != jr.pending || alloc != jr.alloc) {
 			return fmt.Errorf("replay: invariant: job %d: running=%d pending=%d alloc=%v, stages say %d, %d, %v", ji, jr.running, jr.pending, jr.alloc, running, pending, alloc)
 		}
+		if jr.pl != nil {
+			if err := e.checkPlacement(ji, jr); err != nil {
+				return err
+			}
+		}
 	}
 	// Draining preemptions hold resources until their release event.
 	for _, ev := range e.heap.items {
@@ -58,6 +63,49 @@ func (e *Engine) checkInvariants() error {
 		if e.free[m].Add(held[m]) != e.mach[m].Capacity {
 			return fmt.Errorf("replay: invariant: machine %d: free %v + held %v != capacity %v", m, e.free[m], held[m], e.mach[m].Capacity)
 		}
+	}
+	return nil
+}
+
+// checkPlacement recounts where a constrained job's running tasks are and compares with the
+// tallies the engine keeps; a hard-constrained job must be wholly on preferred resources.
+func (e *Engine) checkPlacement(ji int, jr *jobRT) error {
+	var off int32
+	racks := map[int32]int32{}
+	for si := range jr.stages {
+		st := &jr.stages[si]
+		for ti, s := range st.status {
+			if s != taskRunning {
+				continue
+			}
+			m := st.machine[ti]
+			if !e.gpu[m] {
+				off++
+			}
+			racks[e.rackOf[m]]++
+			if st.slowed != nil && st.slowed[ti] && jr.pl.hard {
+				return fmt.Errorf("replay: invariant: job %d: hard-constrained task slowed", ji)
+			}
+		}
+	}
+	p := jr.pl
+	switch p.kind {
+	case placeGPU:
+		if off != p.off {
+			return fmt.Errorf("replay: invariant: job %d: %d running tasks off GPU machines, tally says %d", ji, off, p.off)
+		}
+	case placeRack:
+		if len(racks) != len(p.racks) {
+			return fmt.Errorf("replay: invariant: job %d: running tasks on %d racks, tally says %d", ji, len(racks), len(p.racks))
+		}
+		for _, rc := range p.racks {
+			if racks[rc.rack] != rc.n {
+				return fmt.Errorf("replay: invariant: job %d: %d running tasks on rack %d, tally says %d", ji, racks[rc.rack], rc.rack, rc.n)
+			}
+		}
+	}
+	if p.hard && !p.preferred() {
+		return fmt.Errorf("replay: invariant: job %d: hard %v constraint broken", ji, p.kind)
 	}
 	return nil
 }

@@ -23,7 +23,10 @@ type JobRecord struct {
 	Finished    int64 // tasks completed
 	Work        traces.Time
 	Preemptions int32
-	Utility     float64 // utility at completion (0 if unfinished); NaN when the job has no utility
+	// SlowedStarts counts task starts that ran Slowdown times longer (a soft-constrained job
+	// off its preferred resources).
+	SlowedStarts int32
+	Utility      float64 // utility at completion (0 if unfinished); NaN when the job has no utility
 	// Target is the target completion time the job is judged against: its utility's target
 	// when it has one, else its deadline; 0 = none. Delta is completion − target.
 	Target traces.Time
@@ -101,6 +104,9 @@ func (e *Engine) result() *Result {
 			Priority: src.Priority, Submit: src.Submit, FirstStart: jr.firstStart, Finish: -1,
 			Completed: jr.done, Deadline: src.Deadline, Tasks: jr.info.Tasks, Finished: jr.finished,
 			Work: src.Work(), Preemptions: jr.preemptions, Utility: math.NaN(), Target: src.Deadline,
+		}
+		if jr.pl != nil {
+			rec.SlowedStarts = jr.pl.slowed
 		}
 		if jr.done {
 			rec.Finish = jr.finish

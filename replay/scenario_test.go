@@ -18,14 +18,15 @@ var update = flag.Bool("update", false, "rewrite golden files under testdata/")
 
 // A scenario script drives the engine with hand-written decisions and records the event log.
 //
-//	cluster machines=2 cpu=1 mem=1 [pooled]
-//	job submit=0 [deadline=30] [queue=q] [class=c]
+//	cluster machines=2 cpu=1 mem=1 [rack_size=2] [gpu=1] [pooled]
+//	job submit=0 [deadline=30] [queue=q] [class=c] [placement=hard:gpu|soft:rack:1.5]
 //	stage name=a tasks=2 dur=10 cpu=0.5 mem=0.5 [est=8] [parents=a,b]
 //	engine [cycle=5] [preempt_delay=2] [keeps_work] [horizon=100] [oracle]
 //	at 0 start job=0 stage=0 machine=0 count=2
 //	at 3 preempt job=0 stage=0 task=1
 //
-// Times are seconds. `at T` decisions are returned by a scripted policy at the scheduling point
+// rack_size puts machines into racks r0, r1, … of that many machines; gpu=N gives the first N
+// machines a GPU. Times are seconds. `at T` decisions are returned by a scripted policy at the scheduling point
 // at time T (a decision for an instant with no scheduling point is an error). The golden file
 // holds the event log, the policy's view at each call, and the summary or the engine's error.
 func TestScenarios(t *testing.T) {
@@ -123,12 +124,29 @@ func runScenario(file string) (string, error) {
 		switch fields[0] {
 		case "cluster":
 			n := int(num("machines"))
-			w.Cluster = traces.Uniform(n, traces.VecOf(num("cpu"), num("mem")), 0)
+			rackSize := 0
+			if _, ok := kv["rack_size"]; ok {
+				rackSize = int(num("rack_size"))
+			}
+			w.Cluster = traces.Uniform(n, traces.VecOf(num("cpu"), num("mem")), rackSize)
+			if _, ok := kv["gpu"]; ok {
+				for m := 0; m < int(num("gpu")) && m < n; m++ {
+					w.Cluster.Machines[m].GPU = true
+				}
+			}
 			w.Cluster.Pooled = flags["pooled"]
 		case "job":
 			j := traces.Job{ID: int64(len(w.Jobs)), Submit: traces.FromSeconds(num("submit")), Queue: kv["queue"], Class: kv["class"]}
 			if _, ok := kv["deadline"]; ok {
 				j.Deadline = traces.FromSeconds(num("deadline"))
+			}
+			if spec := kv["placement"]; spec != "" {
+				parts := strings.Split(spec, ":")
+				j.Placement = traces.Placement{Kind: parts[len(parts)-1], Hard: parts[0] == "hard"}
+				if parts[0] == "soft" && len(parts) == 3 {
+					j.Placement.Kind = parts[1]
+					j.Placement.Slowdown = mustFloat(parts[2])
+				}
 			}
 			w.Jobs = append(w.Jobs, j)
 		case "stage":
@@ -208,7 +226,11 @@ func runScenario(file string) (string, error) {
 	fmt.Fprintf(&out, "summary: jobs=%d completed=%d avg_jct_s=%g makespan_s=%g slo_miss_rate=%g utilization=%v preemptions=%d events=%d\n",
 		s.Jobs, s.Completed, s.AvgJCT, s.Makespan, s.SLOMissRate, s.Utilization, s.Preemptions, res.Stats.Events)
 	for _, j := range res.Jobs {
-		fmt.Fprintf(&out, "job %d: completed=%v start=%d finish=%d jct=%d preemptions=%d\n", j.Index, j.Completed, j.FirstStart, j.Finish, j.JCT(), j.Preemptions)
+		fmt.Fprintf(&out, "job %d: completed=%v start=%d finish=%d jct=%d preemptions=%d", j.Index, j.Completed, j.FirstStart, j.Finish, j.JCT(), j.Preemptions)
+		if !w.Jobs[j.Index].Placement.IsZero() {
+			fmt.Fprintf(&out, " slowed_starts=%d", j.SlowedStarts)
+		}
+		fmt.Fprintln(&out)
 	}
 	return out.String(), nil
 }

@@ -84,6 +84,7 @@ func (e *Engine) RunningTasks(j policies.JobID) []policies.RunningTask {
 				e.runBuf = append(e.runBuf, policies.RunningTask{
 					TaskRef: policies.TaskRef{Job: j, Stage: int32(si), Task: int32(ti)},
 					Machine: st.machine[ti], Start: st.started[ti],
+					Slowed: st.slowed != nil && st.slowed[ti],
 				})
 			}
 		}
@@ -114,3 +115,11 @@ func (e *Engine) Changed() []policies.JobID { return e.changed }
 // Schedule call (the optional ability policies/baseline.MachineChanges), so policies that mirror
 // free capacity re-read only those.
 func (e *Engine) ChangedMachines() []int32 { return e.changedMach }
+
+var _ policies.Timing = (*Engine)(nil)
+
+// SchedulingCycle implements policies.Timing.
+func (e *Engine) SchedulingCycle() traces.Time { return e.cfg.Cycle }
+
+// PreemptionDelay implements policies.Timing.
+func (e *Engine) PreemptionDelay() traces.Time { return e.cfg.PreemptDelay }

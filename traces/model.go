@@ -344,10 +344,12 @@ const (
 // be ignored at the cost of the job's tasks running Slowdown times longer elsewhere. Task
 // durations in the workload are those on the preferred resources.
 //
-// Placement is information for policies, which decide placement: the replay engine records it
-// and passes it on (policies.JobInfo.Placement) but does not enforce it — it neither rejects a
-// start that violates a hard constraint nor stretches the tasks of a soft-constrained job placed
-// elsewhere. The zero value is no constraint.
+// Policies decide placement; the replay engine owns the consequences (package replay, "Placement
+// constraints"): it rejects a start that puts a hard-constrained job off its preferred resources
+// as an invalid plan, and a soft-constrained job whose running tasks are not all on preferred
+// resources when a task starts has that task run Slowdown times its duration. In pooled mode
+// there are no machines to prefer and constraints have no effect. The zero value is no
+// constraint.
 type Placement struct {
 	// Kind is PlacementNone (""), PlacementGPU ("gpu": GPU machines only) or PlacementRack
 	// ("rack": all tasks in one rack).

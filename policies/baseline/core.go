@@ -54,6 +54,9 @@ type jobRec struct {
 	// at every stage until the job changes. A job whose need fits no machine is blocked.
 	need   traces.Vec
 	needOK bool
+	// rackAt is 1 + a machine on the rack a rack-constrained job's running tasks are on; 0 when
+	// unknown or none runs (constraint.go).
+	rackAt int32
 }
 
 func (r *jobRec) takenOf(s int32, epoch uint64) int32 {
@@ -386,6 +389,9 @@ func (c *core) setRunning(j policies.JobID, r *jobRec, running int32, alloc trac
 			c.removeRanked(j, r)
 		}
 	}
+	if running <= 0 {
+		r.rackAt = 0
+	}
 	r.running, r.alloc = running, alloc
 }
 
@@ -539,7 +545,7 @@ func (c *core) serve(v policies.View, p *policies.Plan, j policies.JobID) (block
 			}
 		}
 		for left > 0 {
-			m, ok := c.pl.find(d, r.rank)
+			m, ok := c.findFor(v, info, j, r, d)
 			if !ok {
 				break
 			}
@@ -547,6 +553,7 @@ func (c *core) serve(v policies.View, p *policies.Plan, j policies.JobID) (block
 			if greedy {
 				k = c.pl.count(m, d, r.rank, left)
 			}
+			c.placedOn(info, r, m)
 			c.emit(p, j, r, s, m, k, d)
 			if !greedy {
 				return false, nil

@@ -41,6 +41,21 @@
 // (submit time, JobID) for jobs and by queue index for queues. fifo, edf and srpt always order
 // jobs; they check Level for typos but do not use it.
 //
+// # Placement constraints
+//
+// A job with a placement constraint (JobInfo.Placement, as in JamaisVu's SLO jobs) has its tasks
+// placed on its preferred resources by the same first fit, restricted to them: the GPU machines
+// (kind gpu), or the rack its running tasks are on (kind rack; with none running, the first
+// fitting machine picks the rack). A hard constraint waits for preferred resources; a soft one
+// falls back to first fit anywhere rather than wait — the baselines are runtime-unaware, so they
+// cannot weigh waiting against the Slowdown the engine then applies. With preemption (sp) a
+// hard-constrained job only preempts tasks on machines it may use. Pooled mode ignores
+// constraints, as the engine does.
+//
+// JamaisVu's `prio` is sp with its default class ranking: the jamaisvu generator gives SLO jobs
+// Priority 1 and best-effort jobs 0, so SLO jobs go strictly first (or set
+// policy.class_order: [slo, be], the same order by class name).
+//
 // # Preemption (sp)
 //
 // sp is non-preemptive unless Params["preempt"] is true. Then, when the job at the head of the

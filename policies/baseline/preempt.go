@@ -107,6 +107,7 @@ func (c *core) preemptFor(v policies.View, p *policies.Plan, j policies.JobID) e
 	if !found {
 		return nil
 	}
+	usable := c.mayUse(v, info, j, r)
 	n := c.pl.n
 	if len(c.tally) < n {
 		c.tally = make([]traces.Vec, n)
@@ -124,6 +125,9 @@ func (c *core) preemptFor(v policies.View, p *policies.Plan, j policies.JobID) e
 			for _, t := range v.RunningTasks(vj) {
 				if t.Stage < 0 || int(t.Stage) >= len(vinfo.Stages) || t.Machine < 0 || int(t.Machine) >= n {
 					continue
+				}
+				if usable != nil && !usable(int(t.Machine)) {
+					continue // freeing it would not help j's constraint
 				}
 				if slices.Contains(p.Preempts, t.TaskRef) {
 					continue

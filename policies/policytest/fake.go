@@ -41,6 +41,10 @@ var (
 	ErrTime = errors.New("policytest: time moves backwards")
 	// ErrBadJob: AddJob was given a job the model does not allow.
 	ErrBadJob = errors.New("policytest: invalid job")
+	// ErrPlacement: a start puts a hard-constrained job off its preferred resources (a machine
+	// without a GPU for kind gpu; a second rack for kind rack). Checked with several machines
+	// only, as the engine does.
+	ErrPlacement = errors.New("policytest: hard placement constraint broken")
 )
 
 // Fake is an in-memory policies.View. The zero value is not usable; call New or FromWorkload.
@@ -79,6 +83,7 @@ type Fake struct {
 	applySeen     map[policies.TaskRef]bool
 	applyTaken    map[stageKey]int32
 	applyFree     []traces.Vec
+	applyRack     map[policies.JobID]string
 }
 
 type release struct {
@@ -401,6 +406,10 @@ func (f *Fake) Apply(p *policies.Plan) error {
 		f.applySeen = make(map[policies.TaskRef]bool)
 		f.applyTaken = make(map[stageKey]int32)
 	}
+	if f.applyRack == nil {
+		f.applyRack = make(map[policies.JobID]string)
+	}
+	clear(f.applyRack)
 	returned, seen, taken := f.applyReturned, f.applySeen, f.applyTaken
 	clear(returned)
 	clear(seen)
@@ -445,6 +454,9 @@ func (f *Fake) Apply(p *policies.Plan) error {
 				i, ErrTooMany, s.Job, s.Stage, taken[k]+s.Count, pend)
 		}
 		taken[k] += s.Count
+		if err := f.checkHard(fj, s, seen); err != nil {
+			return fmt.Errorf("start %d: %w", i, err)
+		}
 		need := fj.info.Stages[s.Stage].Demand.Scale(int64(s.Count))
 		if !need.Fits(free[s.Machine]) {
 			return fmt.Errorf("start %d: %w: machine %d: need %s, free %s", i, ErrOvercommit, s.Machine,
@@ -457,6 +469,38 @@ func (f *Fake) Apply(p *policies.Plan) error {
 	}
 	for _, s := range p.Starts {
 		f.start(s)
+	}
+	return nil
+}
+
+// checkHard validates start s of a hard-constrained job against its constraint, given the tasks
+// preempted by the plan (seen).
+func (f *Fake) checkHard(fj *fakeJob, s policies.Start, seen map[policies.TaskRef]bool) error {
+	c := fj.info.Placement
+	if !c.Hard || len(f.machines) < 2 {
+		return nil
+	}
+	m := &f.machines[s.Machine]
+	switch c.Kind {
+	case traces.PlacementGPU:
+		if !m.GPU {
+			return fmt.Errorf("%w: job %d is hard gpu, machine %d has no GPU", ErrPlacement, s.Job, s.Machine)
+		}
+	case traces.PlacementRack:
+		rack, ok := f.applyRack[s.Job]
+		if !ok {
+			for si := range fj.stages {
+				for _, rt := range fj.stages[si].running {
+					if !seen[rt.TaskRef] {
+						rack, ok = f.machines[rt.Machine].Rack, true
+					}
+				}
+			}
+		}
+		if ok && rack != m.Rack {
+			return fmt.Errorf("%w: job %d is hard rack on rack %q, machine %d is on rack %q", ErrPlacement, s.Job, rack, s.Machine, m.Rack)
+		}
+		f.applyRack[s.Job] = m.Rack
 	}
 	return nil
 }

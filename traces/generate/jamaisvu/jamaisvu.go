@@ -35,8 +35,9 @@
 //     times longer. The runtime drawn is the runtime on preferred resources.
 //
 // The constraint is Job.Placement: Kind KindGPU or KindRack, Hard, and for soft constraints the
-// mix's Slowdown (unconstrained and best-effort jobs have the zero Placement). The replay engine
-// does not enforce it; policies see it in policies.JobInfo.Placement. Job.Name is "c<class>", the
+// mix's Slowdown (unconstrained and best-effort jobs have the zero Placement). Policies see it in
+// policies.JobInfo.Placement; the replay engine enforces it (hard constraints) and slows tasks
+// placed off their preferred resources (soft ones). Job.Name is "c<class>", the
 // job's class index (earlier versions appended the constraint, "c<class>/hard:gpu"; see
 // ParseConstraint). Other fields: Class and Queue "slo" or "be", Priority 1 for SLO and 0 for
 // best-effort jobs, one stage of Tasks tasks each demanding a whole node (NodeCPU cores and
