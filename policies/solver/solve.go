@@ -44,6 +44,10 @@ type Options struct {
 	// time limit too, so a deadline normally yields the best solution so
 	// far rather than an error.
 	TimeLimit time.Duration
+	// MaxNodes bounds the branch-and-bound nodes of a MIP (HiGHS mip_max_nodes); 0 means no
+	// limit. Unlike TimeLimit it is deterministic: the same model stops at the same node on
+	// any machine. Reaching it gives StatusFeasible or StatusLimit, like a time limit.
+	MaxNodes int64
 	// MIPGap is the relative MIP gap at which branch and bound stops
 	// (HiGHS mip_rel_gap); 0 means HiGHS's default 1e-4. Use a tiny value
 	// such as 1e-9 to demand a proven optimum.
@@ -259,6 +263,7 @@ type appliedOptions struct {
 	seed      int32
 	timeLimit float64
 	mipGap    float64
+	maxNodes  int32
 	presolve  Presolve
 }
 
@@ -291,6 +296,13 @@ func (in *instance) applyOptions(ctx context.Context, o *Options) error {
 	if gap == 0 {
 		gap = defaultMIPGap
 	}
+	if o.MaxNodes < 0 {
+		return fmt.Errorf("solver: %w: MaxNodes %d", ErrInvalidOption, o.MaxNodes)
+	}
+	maxNodes := int32(math.MaxInt32) // HiGHS's "no limit" (kHighsIInf)
+	if o.MaxNodes > 0 && o.MaxNodes < math.MaxInt32 {
+		maxNodes = int32(o.MaxNodes)
+	}
 	a := &in.applied
 	output := o.Log != nil
 	if !a.set || a.output != output {
@@ -316,6 +328,12 @@ func (in *instance) applyOptions(ctx context.Context, o *Options) error {
 			return err
 		}
 		a.mipGap = gap
+	}
+	if !a.set || a.maxNodes != maxNodes {
+		if err := in.setIntOption(ctx, "mip_max_nodes", maxNodes); err != nil {
+			return err
+		}
+		a.maxNodes = maxNodes
 	}
 	if !a.set || a.presolve != o.Presolve {
 		if err := in.setStringOption(ctx, "presolve", o.Presolve.highs()); err != nil {

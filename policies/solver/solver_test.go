@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -246,6 +247,54 @@ func TestTimeLimit(t *testing.T) {
 		if res.Stats.MIPGap <= 0 {
 			t.Errorf("MIP gap %v at limit", res.Stats.MIPGap)
 		}
+	}
+}
+
+// twoKnapsacks is a 0-1 program with two knapsack rows of large, nearly equal weights, which
+// HiGHS does not close at the root: it needs branch and bound.
+func twoKnapsacks(n int, seed uint64) *Model {
+	r := rand.New(rand.NewPCG(seed, 1))
+	m := NewModel("knapsacks")
+	m.SetSense(Maximize)
+	vs := make([]Var, n)
+	ws := make([]float64, n)
+	total := 0.0
+	for i := range vs {
+		ws[i] = float64(1000 + r.IntN(1000))
+		vs[i] = m.AddBinary(ws[i]+float64(r.IntN(10)), "")
+		total += ws[i]
+	}
+	m.AddRow(-Inf, total/2+0.5, vs, ws, "half")
+	m.AddRow(-Inf, total/3+0.5, vs[:n/2], ws[:n/2], "third")
+	return m
+}
+
+// TestMaxNodes checks the deterministic node limit: it stops branch and bound at the same point,
+// with the same incumbent, every time, and a later solve without it is not limited.
+func TestMaxNodes(t *testing.T) {
+	s := newTestSolver(t)
+	var first *Result
+	for range 2 {
+		res, err := s.Solve(context.Background(), twoKnapsacks(20, 3), Options{MaxNodes: 3, MIPGap: 1e-9})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Status != StatusFeasible || res.Stats.Nodes > 3 {
+			t.Fatalf("status %v (%s) after %d nodes, want feasible at the node limit", res.Status, res.HiGHSStatus, res.Stats.Nodes)
+		}
+		if first == nil {
+			first = res
+		} else if res.Objective != first.Objective || res.Stats.Nodes != first.Stats.Nodes {
+			t.Errorf("node-limited solves differ: objective %v vs %v, nodes %d vs %d", res.Objective, first.Objective, res.Stats.Nodes, first.Stats.Nodes)
+		}
+	}
+	if _, err := s.Solve(context.Background(), twoKnapsacks(20, 3), Options{MaxNodes: -1}); !errors.Is(err, ErrInvalidOption) {
+		t.Errorf("MaxNodes -1: %v, want ErrInvalidOption", err)
+	}
+	m, want := CheckMILP()
+	res, err := s.Solve(context.Background(), m, Options{MIPGap: 1e-9})
+	if err != nil || res.Status != StatusOptimal || !near(res.Objective, want) {
+		t.Fatalf("unlimited solve after a limited one: %v %v %v", res.Status, res.Objective, err)
 	}
 }
 
