@@ -40,6 +40,13 @@ func bruteForce(t testing.TB, p *Problem) float64 {
 		return me
 	}
 	index(p.Expr)
+	// Reservations: extra leaves, always chosen, worth nothing (outside the tree).
+	for _, r := range p.Reserved {
+		b.nodes = append(b.nodes, r)
+		b.children = append(b.children, nil)
+		b.sets = append(b.sets, nil)
+		b.span = append(b.span, [2]int{})
+	}
 	q := p.Grid.Quantum
 	for n, e := range b.nodes {
 		var set strl.Set
@@ -71,6 +78,9 @@ func bruteForce(t testing.TB, p *Problem) float64 {
 		}
 	}
 	b.on = make([]bool, len(b.nodes))
+	for i := len(b.nodes) - len(p.Reserved); i < len(b.nodes); i++ {
+		b.on[i] = true
+	}
 	b.took = make([]int, len(b.nodes))
 	b.occ = make([][]int, len(p.Machines))
 	for m := range b.occ {
@@ -359,6 +369,20 @@ func randomProblem(r *rand.Rand) *Problem {
 	}
 	if r.IntN(2) == 0 {
 		top = append(top, expr(1))
+	}
+	if r.IntN(4) == 0 {
+		// A reservation must fit: machines free in its one slice (kills aside).
+		i := r.IntN(p.Grid.Slices)
+		var free []string
+		for m, b := range p.Busy {
+			if b <= i && r.IntN(3) > 0 {
+				free = append(free, p.Machines[m].Name)
+			}
+		}
+		if len(free) > 0 {
+			p.Reserved = append(p.Reserved, &strl.NCk{Set: strl.Machines(free...), K: 1 + r.IntN(len(free)), Start: p.Grid.Start(i),
+				Dur: 10 * traces.Second, Value: 0})
+		}
 	}
 	if len(top) == 1 && r.IntN(2) == 0 {
 		p.Expr = top[0]

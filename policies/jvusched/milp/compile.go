@@ -79,6 +79,10 @@ type Problem struct {
 	Busy []int
 	Grid Grid
 	Expr strl.Expr
+	// Reserved are allocations already decided (greedy mode: the plans of jobs solved earlier
+	// in the cycle): nck leaves chosen for certain, worth nothing, whose usage counts against
+	// supply. They take part in partitioning; Program.Leaves lists them after the expression's.
+	Reserved []*strl.NCk
 }
 
 // Limits checked by Compile.
@@ -219,6 +223,13 @@ func Compile(p *Problem, opts Options) (*Program, error) {
 	if err != nil {
 		return nil, err
 	}
+	for _, r := range p.Reserved {
+		iv := c.m.AddVar(1, 1, 0, solver.Binary, c.name("R", c.node))
+		if _, err := c.leaf(c.node, r, r.Set, r.K, r.Linear, 0, ind{v: iv}); err != nil {
+			return nil, err
+		}
+		c.node++
+	}
 	for _, t := range obj {
 		_, _, cost, _, _ := c.m.VarInfo(t.v)
 		c.m.SetCost(t.v, cost+t.c)
@@ -257,6 +268,14 @@ func check(p *Problem) error {
 			return bad("machine %s busy for %d slices", p.Machines[m].Name, b)
 		}
 	}
+	for _, r := range p.Reserved {
+		if r == nil || r.Linear {
+			return bad("a reservation must be an nck")
+		}
+		if err := strl.Validate(r); err != nil {
+			return err
+		}
+	}
 	return strl.Validate(p.Expr)
 }
 
@@ -292,7 +311,7 @@ func (c *compiler) resolve(s strl.Set) ([]bool, error) {
 func (c *compiler) partition() error {
 	var alloc [][]bool
 	var err error
-	strl.Walk(c.p.Expr, func(e strl.Expr) {
+	walk := func(e strl.Expr) {
 		if n, ok := e.(*strl.NCk); ok && err == nil {
 			key := n.Set.String()
 			if _, seen := c.sets[key]; seen {
@@ -303,7 +322,11 @@ func (c *compiler) partition() error {
 				alloc = append(alloc, r)
 			}
 		}
-	})
+	}
+	strl.Walk(c.p.Expr, walk)
+	for _, r := range c.p.Reserved {
+		walk(r)
+	}
 	if err != nil {
 		return err
 	}

@@ -122,6 +122,19 @@ func TestFig6(t *testing.T) {
 	}
 }
 
+// TestTestdataOptima solves every testdata problem and checks the optimum against the brute
+// force.
+func TestTestdataOptima(t *testing.T) {
+	files, _ := filepath.Glob("testdata/*.problem")
+	for _, f := range files {
+		p := readProblem(t, f)
+		_, res := solve(t, p)
+		if want := bruteForce(t, p); math.Abs(res.Objective-want) > 1e-9 {
+			t.Errorf("%s: MILP optimum %v, brute force %v", f, res.Objective, want)
+		}
+	}
+}
+
 // TestPartitions checks the grouping of identical machines and the per-slice capacity.
 func TestPartitions(t *testing.T) {
 	p := readProblem(t, "testdata/attributes.problem")

@@ -21,7 +21,8 @@ import (
 //	expr
 //	sum(…)
 //
-// Times are decimal seconds; busy is in slices; everything after the line "expr" is the
+// Lines "reserve nck(…)" list Problem.Reserved. Times are decimal seconds; busy is in slices;
+// everything after the line "expr" is the
 // expression (strl text form). '#' starts a comment line before it. Machine and rack names are
 // written Go-quoted when they are not plain tokens.
 func FormatProblem(p *Problem) string {
@@ -40,6 +41,11 @@ func FormatProblem(p *Problem) string {
 		if p.Busy != nil && p.Busy[m] > 0 {
 			fmt.Fprintf(&b, " busy=%d", p.Busy[m])
 		}
+		b.WriteByte('\n')
+	}
+	for _, r := range p.Reserved {
+		b.WriteString("reserve ")
+		b.WriteString(strl.Format(r))
 		b.WriteByte('\n')
 	}
 	b.WriteString("expr\n")
@@ -140,6 +146,16 @@ func ParseProblem(text string) (*Problem, error) {
 			}
 			p.Machines = append(p.Machines, m)
 			p.Busy = append(p.Busy, b)
+		case "reserve":
+			e, err := strl.Parse(strings.TrimPrefix(line, "reserve"))
+			if err != nil {
+				return nil, bad("reservation: %v", err)
+			}
+			r, ok := e.(*strl.NCk)
+			if !ok || r.Linear {
+				return nil, bad("a reservation must be an nck")
+			}
+			p.Reserved = append(p.Reserved, r)
 		case "expr":
 			if !sawGrid {
 				return nil, bad("expr before grid")
@@ -161,7 +177,7 @@ func ParseProblem(text string) (*Problem, error) {
 			}
 			return p, nil
 		default:
-			return nil, bad("unknown directive %q (want grid, machine, expr)", fields[0])
+			return nil, bad("unknown directive %q (want grid, machine, reserve, expr)", fields[0])
 		}
 	}
 	return nil, fmt.Errorf("milp: problem has no expr line")
