@@ -1,0 +1,253 @@
+package jvusched
+
+import (
+	"fmt"
+	"maps"
+	"math"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/schedlab/schedlab/policies"
+	"github.com/schedlab/schedlab/traces"
+)
+
+// Parameter keys (policy.params.*).
+const (
+	ParamFlags        = "flags"
+	ParamBackoff      = "backoff"
+	ParamMode         = "mode"
+	ParamPlanAhead    = "plan_ahead_s"
+	ParamQuantum      = "quantum_s"
+	ParamTimeLimit    = "time_limit_s"
+	ParamMaxNodes     = "max_nodes"
+	ParamWarmStart    = "warm_start"
+	ParamSLOValue     = "slo_value"
+	ParamEpsilon      = "epsilon"
+	ParamOverDecay    = "o_decay"
+	ParamLateSLO      = "late_slo"
+	ParamMaxPending   = "max_pending"
+	ParamDumpProblems = "dump_problems"
+)
+
+// Values of ParamBackoff, ParamMode and ParamLateSLO.
+const (
+	BackoffExpInc = "expinc"
+	BackoffIncBy1 = "incby1"
+	ModeGlobal    = "global"
+	ModeGreedy    = "greedy"
+	LateBE        = "be"
+	LateDrop      = "drop"
+)
+
+// Params is the validated form of policy.params.
+type Params struct {
+	// Preempt (flag p): running jobs contribute KillnCk terms, so one MILP decides preemptions
+	// and starts together.
+	Preempt bool
+	// Under (flag u): a running job that outlives its estimate has its expected runtime raised
+	// every late cycle, by one cycle (Backoff incby1) or 2^t cycles (expinc, t = 0, 1, 2, …).
+	Under   bool
+	Backoff string
+	// Over (flag o): an SLO job's value decays linearly past its deadline, reaching 0 at
+	// OverDecay × its estimated runtime after it, instead of dropping to 0 at the deadline.
+	Over      bool
+	OverDecay float64
+	// Mode is global (every pending job in one MILP per cycle) or greedy (§4.1.4: one MILP per
+	// pending job, SLO jobs first, each in FCFS order, each with the running jobs' KillnCk terms).
+	Mode string
+	// PlanAhead is the plan-ahead window and Quantum its time slice; 0 Quantum means the engine's
+	// cycle (5 s when the engine is event-driven).
+	PlanAhead, Quantum traces.Time
+	// TimeLimit bounds each solve (0: none); MaxNodes bounds its branch and bound (0: none).
+	TimeLimit time.Duration
+	MaxNodes  int64
+	// WarmStart seeds each solve with the previous cycle's chosen options.
+	WarmStart bool
+	// SLOValue is an SLO job's value (a best-effort job's is 1); Epsilon is added to every
+	// running job's preemption cost.
+	SLOValue, Epsilon float64
+	// LateSLO says what an SLO job that can no longer meet its deadline becomes: "be" (valued
+	// as a best-effort job) or "drop" (never started again).
+	LateSLO string
+	// MaxPending caps the pending jobs a global MILP considers (SLO jobs first, each class in
+	// submit order); 0: no cap.
+	MaxPending int
+	// DumpProblems writes each cycle's problem in milp's text form beside the model dumps
+	// (--dump-models DIR).
+	DumpProblems bool
+}
+
+// Defaults returns the parameters of the paper's JV system (all features on).
+func Defaults() Params {
+	return Params{
+		Preempt: true, Under: true, Backoff: BackoffExpInc, Over: true, OverDecay: 1,
+		Mode: ModeGlobal, PlanAhead: 60 * traces.Second, TimeLimit: 10 * time.Second,
+		WarmStart: true, SLOValue: 1000, Epsilon: 0.01, LateSLO: LateBE, DumpProblems: true,
+	}
+}
+
+// Keys lists the parameters with their defaults and meaning, in documentation order.
+func Keys() [][3]string {
+	return [][3]string{
+		{ParamFlags, "p+u+o", "robustness features: p (in-situ preemption), u (under-estimate handling), o (over-estimate handling), joined or with +; base or none for none"},
+		{ParamBackoff, BackoffExpInc, "u: raise a late job's expected runtime by 2^t cycles (expinc) or one cycle (incby1) per late cycle"},
+		{ParamMode, ModeGlobal, "global: all pending jobs in one MILP per cycle; greedy: one MILP per pending job, SLO then best effort, FCFS"},
+		{ParamPlanAhead, "60", "plan-ahead window, seconds: start options are considered this far ahead"},
+		{ParamQuantum, "engine.cycle_s", "time slice of the plan, seconds (5 when the engine is event-driven)"},
+		{ParamTimeLimit, "10", "solver time limit per MILP, seconds (0: none); a limited solve uses its incumbent"},
+		{ParamMaxNodes, "0", "branch-and-bound node limit per MILP (deterministic; 0: none)"},
+		{ParamWarmStart, "true", "seed each solve with the options chosen in the previous cycle"},
+		{ParamSLOValue, "1000", "value of an SLO job that meets its deadline; a best-effort job is worth 1"},
+		{ParamEpsilon, "0.01", "added to every running job's preemption cost, so equal value never preempts"},
+		{ParamOverDecay, "1", "o: an SLO job's value falls linearly to 0 over this many estimated runtimes past its deadline"},
+		{ParamLateSLO, LateBE, "an SLO job that cannot meet its deadline any more: be (valued as best effort) or drop (never started)"},
+		{ParamMaxPending, "0", "global mode: consider at most this many pending jobs per cycle, SLO first, oldest first (0: all)"},
+		{ParamDumpProblems, "true", "with --dump-models, also write each cycle's problem (machines, busy slices, pSTRL) as <model>.problem"},
+	}
+}
+
+// ParseParams validates policy.params.
+func ParseParams(params map[string]any) (Params, error) {
+	var known []string
+	for _, k := range Keys() {
+		known = append(known, k[0])
+	}
+	if err := policies.CheckParams(params, known...); err != nil {
+		return Params{}, err
+	}
+	p := Defaults()
+	for _, k := range slices.Sorted(maps.Keys(params)) {
+		if raw := params[k]; raw != nil {
+			if err := p.set(k, raw); err != nil {
+				return Params{}, err
+			}
+		}
+	}
+	return p, nil
+}
+
+func (p *Params) set(k string, raw any) error {
+	num := func(lo, hi float64, want string) (float64, error) {
+		x, ok := policies.ParamNumber(raw)
+		if !ok || math.IsInf(x, 0) || x < lo || x > hi {
+			return 0, policies.ParamError(k, want, raw)
+		}
+		return x, nil
+	}
+	seconds := func(lo float64) (traces.Time, error) {
+		x, err := num(lo, 1e9, fmt.Sprintf("seconds in [%g, 1e9]", lo))
+		return traces.FromSeconds(x), err
+	}
+	choice := func(dst *string, valid ...string) error {
+		s, ok := policies.ParamString(raw)
+		for _, v := range valid {
+			if ok && s == v {
+				*dst = s
+				return nil
+			}
+		}
+		return policies.ParamError(k, "one of "+strings.Join(valid, ", "), raw)
+	}
+	var err error
+	switch k {
+	case ParamFlags:
+		s, ok := policies.ParamString(raw)
+		if !ok {
+			return policies.ParamError(k, "flags such as p+u+o, pu or base", raw)
+		}
+		p.Preempt, p.Under, p.Over, err = parseFlags(s)
+		if err != nil {
+			return fmt.Errorf("policy.params.%s: %v", k, err)
+		}
+	case ParamBackoff:
+		return choice(&p.Backoff, BackoffExpInc, BackoffIncBy1)
+	case ParamMode:
+		return choice(&p.Mode, ModeGlobal, ModeGreedy)
+	case ParamLateSLO:
+		return choice(&p.LateSLO, LateBE, LateDrop)
+	case ParamPlanAhead:
+		p.PlanAhead, err = seconds(0)
+	case ParamQuantum:
+		p.Quantum, err = seconds(0)
+		if err == nil && p.Quantum == 0 {
+			err = policies.ParamError(k, "seconds > 0", raw)
+		}
+	case ParamTimeLimit:
+		var x float64
+		x, err = num(0, 86400, "seconds in [0, 86400]")
+		p.TimeLimit = time.Duration(x * float64(time.Second))
+	case ParamMaxNodes:
+		var x float64
+		x, err = num(0, math.MaxInt32, "a node count ≥ 0")
+		if err == nil && x != math.Trunc(x) {
+			err = policies.ParamError(k, "a whole node count", raw)
+		}
+		p.MaxNodes = int64(x)
+	case ParamMaxPending:
+		var x float64
+		x, err = num(0, 1e9, "a job count ≥ 0")
+		if err == nil && x != math.Trunc(x) {
+			err = policies.ParamError(k, "a whole job count", raw)
+		}
+		p.MaxPending = int(x)
+	case ParamSLOValue:
+		p.SLOValue, err = num(1, 1e12, "a value in [1, 1e12] (best effort is worth 1)")
+	case ParamEpsilon:
+		p.Epsilon, err = num(1e-6, 0.5, "a value in [1e-6, 0.5]")
+	case ParamOverDecay:
+		p.OverDecay, err = num(1e-3, 1e6, "a factor in [0.001, 1e6]")
+	case ParamWarmStart, ParamDumpProblems:
+		b, ok := policies.ParamBool(raw)
+		if !ok {
+			return policies.ParamError(k, "true or false", raw)
+		}
+		if k == ParamWarmStart {
+			p.WarmStart = b
+		} else {
+			p.DumpProblems = b
+		}
+	}
+	return err
+}
+
+// parseFlags reads a feature set: letters p, u and o, optionally joined by '+' ("p+u+o", "pu");
+// "base", "none" or "" for none.
+func parseFlags(s string) (p, u, o bool, err error) {
+	switch strings.ToLower(s) {
+	case "", "base", "none":
+		return false, false, false, nil
+	}
+	for _, c := range strings.ToLower(s) {
+		switch c {
+		case 'p':
+			p = true
+		case 'u':
+			u = true
+		case 'o':
+			o = true
+		case '+':
+		default:
+			return false, false, false, fmt.Errorf("unknown flag %q in %q (want p, u, o, e.g. p+u+o; or base)", c, s)
+		}
+	}
+	return p, u, o, nil
+}
+
+// Flags renders the feature set as the paper names systems: base, p, p+u, p+u+o, …
+func (p Params) Flags() string {
+	var parts []string
+	if p.Preempt {
+		parts = append(parts, "p")
+	}
+	if p.Under {
+		parts = append(parts, "u")
+	}
+	if p.Over {
+		parts = append(parts, "o")
+	}
+	if len(parts) == 0 {
+		return "base"
+	}
+	return strings.Join(parts, "+")
+}
