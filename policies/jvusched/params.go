@@ -28,6 +28,7 @@ const (
 	ParamLateSLO      = "late_slo"
 	ParamMaxPending   = "max_pending"
 	ParamDumpProblems = "dump_problems"
+	ParamBEPlanAhead  = "be_plan_ahead"
 )
 
 // Values of ParamBackoff, ParamMode and ParamLateSLO.
@@ -73,6 +74,9 @@ type Params struct {
 	// MaxPending caps the pending jobs a global MILP considers (SLO jobs first, each class in
 	// submit order); 0: no cap.
 	MaxPending int
+	// BEPlanAhead gives best-effort jobs start options over the whole window (TetriSched's
+	// formulation); false offers them only a start now, a smaller MILP under load.
+	BEPlanAhead bool
 	// DumpProblems writes each cycle's problem in milp's text form beside the model dumps
 	// (--dump-models DIR).
 	DumpProblems bool
@@ -83,7 +87,7 @@ func Defaults() Params {
 	return Params{
 		Preempt: true, Under: true, Backoff: BackoffExpInc, Over: true, OverDecay: 1,
 		Mode: ModeGlobal, PlanAhead: 60 * traces.Second, TimeLimit: 10 * time.Second,
-		WarmStart: true, SLOValue: 1000, Epsilon: 0.01, LateSLO: LateBE, DumpProblems: true,
+		WarmStart: true, BEPlanAhead: true, SLOValue: 1000, Epsilon: 0.01, LateSLO: LateBE, DumpProblems: true,
 	}
 }
 
@@ -103,6 +107,7 @@ func Keys() [][3]string {
 		{ParamOverDecay, "1", "o: an SLO job's value falls linearly to 0 over this many estimated runtimes past its deadline"},
 		{ParamLateSLO, LateBE, "an SLO job that cannot meet its deadline any more: be (valued as best effort) or drop (never started)"},
 		{ParamMaxPending, "0", "global mode: consider at most this many pending jobs per cycle, SLO first, oldest first (0: all)"},
+		{ParamBEPlanAhead, "true", "give best-effort jobs start options over the whole window; false: only a start now (smaller MILPs under load)"},
 		{ParamDumpProblems, "true", "with --dump-models, also write each cycle's problem (machines, busy slices, pSTRL) as <model>.problem"},
 	}
 }
@@ -197,14 +202,17 @@ func (p *Params) set(k string, raw any) error {
 		p.Epsilon, err = num(1e-6, 0.5, "a value in [1e-6, 0.5]")
 	case ParamOverDecay:
 		p.OverDecay, err = num(1e-3, 1e6, "a factor in [0.001, 1e6]")
-	case ParamWarmStart, ParamDumpProblems:
+	case ParamWarmStart, ParamDumpProblems, ParamBEPlanAhead:
 		b, ok := policies.ParamBool(raw)
 		if !ok {
 			return policies.ParamError(k, "true or false", raw)
 		}
-		if k == ParamWarmStart {
+		switch k {
+		case ParamWarmStart:
 			p.WarmStart = b
-		} else {
+		case ParamBEPlanAhead:
+			p.BEPlanAhead = b
+		default:
 			p.DumpProblems = b
 		}
 	}

@@ -163,6 +163,7 @@ type cycle struct {
 	killed  map[policies.JobID]bool
 	taken   []bool // machines started on in this plan
 	chosen  map[string]bool
+	solves  int64 // MILPs solved so far in this cycle
 }
 
 // Schedule implements policies.Policy.
@@ -393,7 +394,11 @@ func (p *Policy) options(c *cycle, j *pending) *strl.Max {
 				continue
 			}
 			d := stretch(j.est, pl.factor)
-			for i := 0; i < c.grid.Slices; i++ {
+			starts := c.grid.Slices
+			if (!j.slo || asBE) && !p.prm.BEPlanAhead {
+				starts = 1
+			}
+			for i := 0; i < starts; i++ {
 				start := c.grid.Start(i)
 				done := start + d
 				var v float64
@@ -433,36 +438,9 @@ func leafTag(j policies.JobID, placement string, start traces.Time) string {
 	return "j" + strconv.Itoa(int(j)) + "." + placement + "@" + strconv.FormatInt(start, 10)
 }
 
-// kill is running job r's KillnCk: its machines, returned from the engine's preemption delay on
-// through its expected completion. ok is false when that frees nothing inside the window.
-func (p *Policy) kill(c *cycle, r *running) (*strl.KillNCk, bool) {
-	back := int((p.delay + p.quantum - 1) / p.quantum)
-	last := min(r.busy, c.grid.Slices) - 1
-	if back > last {
-		return nil, false
-	}
-	names := make([]string, len(r.tasks))
-	for i, t := range r.tasks {
-		names[i] = p.cl.machines[t.Machine].Name
-	}
-	return &strl.KillNCk{Tag: "k" + strconv.Itoa(int(r.id)), Set: strl.Machines(names...), K: len(names),
-		StartP: c.grid.Start(back), FinishP: c.grid.Start(last), Cost: r.cost}, true
-}
-
 // global solves every pending job in one MILP.
 func (p *Policy) global(c *cycle, plan *policies.Plan) error {
-	var terms []strl.Expr
-	kills := map[string]*running{}
-	for i := range c.running {
-		r := &c.running[i]
-		if !r.killable {
-			continue
-		}
-		if k, ok := p.kill(c, r); ok {
-			terms = append(terms, k)
-			kills[k.Tag] = r
-		}
-	}
+	terms, kills := p.kills(c)
 	considered := 0
 	for i := range c.pending {
 		if p.prm.MaxPending > 0 && considered == p.prm.MaxPending {
@@ -491,18 +469,7 @@ func (p *Policy) greedy(c *cycle, plan *policies.Plan) error {
 		if opts == nil {
 			continue
 		}
-		terms := []strl.Expr{}
-		kills := map[string]*running{}
-		for ri := range c.running {
-			r := &c.running[ri]
-			if !r.killable || c.killed[r.id] {
-				continue
-			}
-			if k, ok := p.kill(c, r); ok {
-				terms = append(terms, k)
-				kills[k.Tag] = r
-			}
-		}
+		terms, kills := p.kills(c)
 		terms = append(terms, opts)
 		chosen, err := p.solveAndApply(c, plan, &strl.Sum{Children: terms}, reserved, kills, j.id, 1)
 		if err != nil {
@@ -523,8 +490,9 @@ const reservedPrefix = "res."
 // solveAndApply compiles e, solves it and applies the solution: kills become preemptions,
 // options that start now become starts on concrete machines. It returns the chosen options
 // (starting now or later).
-func (p *Policy) solveAndApply(c *cycle, plan *policies.Plan, e strl.Expr, reserved []*strl.NCk, kills map[string]*running, job policies.JobID, considered int) ([]*strl.NCk, error) {
-	solve := p.stats.solves
+func (p *Policy) solveAndApply(c *cycle, plan *policies.Plan, e strl.Expr, reserved []*strl.NCk, kills map[string][]*running, job policies.JobID, considered int) ([]*strl.NCk, error) {
+	solve := c.solves
+	c.solves++
 	name := fmt.Sprintf("jvusched_c%06d_s%d", p.calls, solve)
 	prob := &milp.Problem{Machines: p.cl.machines, Busy: slices.Clone(c.busy), Grid: c.grid, Expr: e, Reserved: reserved}
 	prog, err := milp.Compile(prob, milp.Options{Name: name})
@@ -611,12 +579,11 @@ func warmStart(prog *milp.Program, prev map[string]bool) *solver.WarmStart {
 }
 
 // apply turns a solution into preemptions and starts, and returns the chosen options.
-func (p *Policy) apply(c *cycle, plan *policies.Plan, prog *milp.Program, values []float64, kills map[string]*running) (chosen []*strl.NCk, preempts int, err error) {
+func (p *Policy) apply(c *cycle, plan *policies.Plan, prog *milp.Program, values []float64, kills map[string][]*running) (chosen []*strl.NCk, preempts int, err error) {
 	choices, err := prog.Decode(values)
 	if err != nil {
 		return nil, 0, err
 	}
-	back := int((p.delay + p.quantum - 1) / p.quantum)
 	freed := make([]bool, len(p.cl.machines)) // machines killed now and free at once
 	for _, ch := range choices {
 		l := &prog.Leaves[ch.Leaf]
@@ -624,22 +591,17 @@ func (p *Policy) apply(c *cycle, plan *policies.Plan, prog *milp.Program, values
 		if !ok || !ch.Chosen {
 			continue
 		}
-		r := kills[k.Tag]
-		if r == nil {
+		group := kills[k.Tag]
+		if group == nil {
 			return nil, 0, fmt.Errorf("kill %s has no running job", k.Tag)
 		}
-		c.killed[r.id] = true
-		preempts++
-		p.stats.preempted++
-		for _, t := range r.tasks {
-			plan.Preempts = append(plan.Preempts, t.TaskRef)
-			p.releaseAt[t.Machine] = c.now + p.delay
-			if back == 0 {
-				freed[t.Machine] = true
-				c.busy[t.Machine] = 0
-			} else {
-				c.busy[t.Machine] = back
-			}
+		victims, err := p.victims(prog, l, ch, group)
+		if err != nil {
+			return nil, 0, err
+		}
+		for _, r := range victims {
+			p.preempt(c, plan, r, freed)
+			preempts++
 		}
 	}
 	for _, ch := range choices {

@@ -316,13 +316,13 @@ func TestDumpModels(t *testing.T) {
 func TestParams(t *testing.T) {
 	p, err := ParseParams(map[string]any{"flags": "pu", "backoff": "incby1", "mode": "greedy", "plan_ahead_s": "30",
 		"quantum_s": 10, "time_limit_s": 2.5, "max_nodes": 1000, "warm_start": "false", "slo_value": 500,
-		"epsilon": 0.1, "o_decay": 2, "late_slo": "drop", "max_pending": 50, "dump_problems": false})
+		"epsilon": 0.1, "o_decay": 2, "late_slo": "drop", "max_pending": 50, "dump_problems": false, "be_plan_ahead": "false"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if p.Flags() != "p+u" || p.Backoff != BackoffIncBy1 || p.Mode != ModeGreedy || p.PlanAhead != 30*sec || p.Quantum != 10*sec ||
 		p.TimeLimit.Seconds() != 2.5 || p.MaxNodes != 1000 || p.WarmStart || p.SLOValue != 500 || p.Epsilon != 0.1 ||
-		p.OverDecay != 2 || p.LateSLO != LateDrop || p.MaxPending != 50 || p.DumpProblems {
+		p.OverDecay != 2 || p.LateSLO != LateDrop || p.MaxPending != 50 || p.DumpProblems || p.BEPlanAhead {
 		t.Errorf("parsed %+v", p)
 	}
 	for flags, want := range map[string]string{"base": "base", "": "base", "p": "p", "p+u+o": "p+u+o", "po": "p+o", "uo": "u+o"} {
@@ -338,7 +338,7 @@ func TestParams(t *testing.T) {
 			t.Errorf("%v: got %v, want an error naming the key", bad, err)
 		}
 	}
-	if len(Keys()) != 14 {
+	if len(Keys()) != 15 {
 		t.Errorf("%d documented keys", len(Keys()))
 	}
 }
@@ -357,6 +357,28 @@ func TestRejectsPooledAndMultiStage(t *testing.T) {
 		}
 		if _, err := e.Run(); err == nil || !strings.Contains(err.Error(), name) {
 			t.Errorf("%s: got %v", name, err)
+		}
+	}
+}
+
+// TestMaxPendingAndBEStarts: max_pending caps the jobs one global MILP considers (the second
+// best-effort job waits a cycle), and be_plan_ahead=false offers best-effort jobs a start now
+// only (one option instead of one per slice).
+func TestMaxPendingAndBEStarts(t *testing.T) {
+	w := func() *traces.Workload {
+		return &traces.Workload{Cluster: cluster4(), Jobs: []traces.Job{gang(0, 1, 10*sec, 10*sec), gang(0, 1, 10*sec, 10*sec)}}
+	}
+	res, _ := run(t, w(), map[string]any{"max_pending": 1}, replay.Config{})
+	if res.Jobs[0].FirstStart != 0 || res.Jobs[1].FirstStart != 5*sec {
+		t.Errorf("max_pending 1: starts %d, %d; want 0, 5 s", res.Jobs[0].FirstStart, res.Jobs[1].FirstStart)
+	}
+	for _, tt := range []struct {
+		ahead  bool
+		leaves int64
+	}{{true, 2 * 12}, {false, 2}} {
+		_, pol := run(t, w(), map[string]any{"be_plan_ahead": tt.ahead}, replay.Config{})
+		if got := pol.rec.rows[0].leaves; got != tt.leaves {
+			t.Errorf("be_plan_ahead %v: %d leaves, want %d", tt.ahead, got, tt.leaves)
 		}
 	}
 }

@@ -37,6 +37,9 @@ type records struct{ rows []cycleRow }
 
 func (r *records) add(row cycleRow) { r.rows = append(r.rows, row) }
 
+// Solves returns how many MILPs the policy has solved so far.
+func (p *Policy) Solves() int64 { return p.stats.solves }
+
 // CyclesTable is the name of the per-solve table (written as cycles.parquet).
 const CyclesTable = "cycles"
 

@@ -1,0 +1,250 @@
+package jvusched_test
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/schedlab/schedlab/experiments"
+	"github.com/schedlab/schedlab/internal/solvertest"
+	"github.com/schedlab/schedlab/internal/testutil"
+	"github.com/schedlab/schedlab/policies"
+	"github.com/schedlab/schedlab/policies/jvusched"
+	"github.com/schedlab/schedlab/policies/predict"
+	"github.com/schedlab/schedlab/replay"
+	"github.com/schedlab/schedlab/traces"
+)
+
+// timed wraps a policy and records the wall time of every Schedule call that solved a MILP
+// (the whole cycle: building, solving, decoding).
+type timed struct {
+	policies.Policy
+	solves func() int64
+	cycles []time.Duration
+}
+
+func (t *timed) Schedule(v policies.View, p *policies.Plan) error {
+	before := t.solves()
+	t0 := time.Now()
+	err := t.Policy.Schedule(v, p)
+	if t.solves() > before {
+		t.cycles = append(t.cycles, time.Since(t0))
+	}
+	return err
+}
+
+// cyclesTable returns the policy's per-solve table.
+func cyclesTable(b testing.TB, p policies.Policy) map[string]policies.Column {
+	rep, err := p.(policies.Reporter).Report(policies.ReportContext{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	cols := map[string]policies.Column{}
+	for _, c := range rep.Tables[0].Columns {
+		cols[c.Name] = c
+	}
+	return cols
+}
+
+func quantile(xs []float64, q float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	return s[min(len(s)-1, int(q*float64(len(s))))]
+}
+
+func ms(ds []time.Duration) []float64 {
+	out := make([]float64, len(ds))
+	for i, d := range ds {
+		out[i] = float64(d.Microseconds()) / 1000
+	}
+	return out
+}
+
+func intsF(xs []int64) []float64 {
+	out := make([]float64, len(xs))
+	for i, x := range xs {
+		out[i] = float64(x)
+	}
+	return out
+}
+
+// exp1 generates the jamaisvu EXP1 workload on SC256 from the shared Google trace.
+func exp1(b *testing.B, jobs int, sets ...string) *traces.Workload {
+	dir := testutil.SharedData(b, "google2011")
+	v := experiments.NewViper()
+	v.Set("workload.generator", "jamaisvu")
+	v.Set("workload.jamaisvu.trace", dir)
+	v.Set("workload.jamaisvu.jobs", jobs)
+	if err := experiments.ApplySet(v, sets); err != nil {
+		b.Fatal(err)
+	}
+	c, err := experiments.Resolve(v)
+	if err != nil {
+		b.Fatal(err)
+	}
+	w, err := experiments.LoadWorkload(c.Workload)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return w
+}
+
+// BenchmarkEXP1 replays JamaisVu's EXP1 (load 0.9, SC256, 5 s cycles) under jvusched with
+// JVuPredict estimates and reports the MILP cycle times (build + solve + decode of every cycle
+// that solved one), how much faster than simulated time the whole run is, and the MILP sizes.
+//
+//	go test -run '^$' -bench BenchmarkEXP1 -benchtime 1x -cpu 1 ./policies/jvusched/
+func BenchmarkEXP1(b *testing.B) {
+	solvertest.Need(b)
+	for _, tt := range []struct {
+		jobs  int
+		extra []string
+	}{
+		{1000, nil},
+		{1000, []string{"policy.params.mode=greedy"}},
+		{1000, []string{"policy.params.plan_ahead_s=240"}},
+		{3000, nil},
+	} {
+		name := fmt.Sprintf("jobs=%d", tt.jobs)
+		params := map[string]any{}
+		for _, s := range tt.extra {
+			k, val, _ := cutParam(s)
+			params[k] = val
+			name += "/" + k + "=" + val
+		}
+		b.Run(name, func(b *testing.B) {
+			w := exp1(b, tt.jobs)
+			for range b.N {
+				pol, err := jvusched.New(policies.Options{Params: params})
+				if err != nil {
+					b.Fatal(err)
+				}
+				tp := &timed{Policy: pol, solves: pol.(*jvusched.Policy).Solves}
+				pr, err := predict.New(predict.JVuName, predict.Options{}, rand.New(rand.NewPCG(1, 2)))
+				if err != nil {
+					b.Fatal(err)
+				}
+				e, err := replay.New(w, tp, replay.Config{Cycle: 5 * traces.Second, Estimator: pr})
+				if err != nil {
+					b.Fatal(err)
+				}
+				t0 := time.Now()
+				res, err := e.Run()
+				wall := time.Since(t0)
+				if err != nil {
+					b.Fatal(err)
+				}
+				cols := cyclesTable(b, pol)
+				cyc := ms(tp.cycles)
+				b.ReportMetric(quantile(cyc, 0.5), "cycle-p50-ms")
+				b.ReportMetric(quantile(cyc, 0.99), "cycle-p99-ms")
+				b.ReportMetric(quantile(cyc, 1), "cycle-max-ms")
+				b.ReportMetric(quantile(cols["wall_ms"].Float64, 0.5), "solve-p50-ms")
+				b.ReportMetric(float64(len(cyc)), "solves")
+				b.ReportMetric(traces.Seconds(res.End-res.Start)/wall.Seconds(), "sim-speedup")
+				b.ReportMetric(quantile(intsF(cols["cols"].Int64), 0.5), "cols-p50")
+				b.ReportMetric(quantile(intsF(cols["cols"].Int64), 1), "cols-max")
+				b.ReportMetric(quantile(intsF(cols["rows"].Int64), 1), "rows-max")
+				b.ReportMetric(quantile(intsF(cols["pending"].Int64), 1), "pending-max")
+			}
+		})
+	}
+}
+
+func cutParam(s string) (string, string, bool) {
+	const prefix = "policy.params."
+	for i := 0; i < len(s); i++ {
+		if s[i] == '=' {
+			return s[len(prefix):i], s[i+1:], true
+		}
+	}
+	return s, "", false
+}
+
+// backlog builds SC256 (8 racks of 32 machines, racks 0–1 with GPUs) with 192 one-task jobs
+// running from t=0 (a quarter of the machines free) and, at t=1 s, pending EXP1-like jobs: half
+// best effort, a quarter hard- and a quarter soft-constrained SLO jobs (gpu or rack, slowdown
+// 1.5), 1–8 tasks, 30–1,800 s, deadline slack 20–80 %.
+func backlog(pending int, seed uint64) *traces.Workload {
+	r := rand.New(rand.NewPCG(seed, 99))
+	w := &traces.Workload{Dims: []string{"cpu", "mem"}, Cluster: traces.Uniform(256, traces.VecOf(4, 16), 32)}
+	for m := range 64 {
+		w.Cluster.Machines[m].GPU = true
+	}
+	node := traces.VecOf(4, 16)
+	job := func(submit traces.Time, k int32, d traces.Time) traces.Job {
+		return traces.Job{Submit: submit, Queue: "be", Class: "be", Stages: []traces.Stage{{Name: "tasks", Tasks: k, Demand: node, Duration: d, Estimate: d}}}
+	}
+	for range 192 {
+		w.Jobs = append(w.Jobs, job(0, 1, traces.Time(600+r.IntN(3000))*traces.Second))
+	}
+	for i := range pending {
+		j := job(traces.Second, int32(1+r.IntN(8)), traces.Time(30+r.IntN(1770))*traces.Second)
+		switch i % 4 {
+		case 1, 2:
+			d := j.Stages[0].Duration
+			j.Queue, j.Class, j.Priority = "slo", "slo", 1
+			j.Deadline = j.Submit + d + d*traces.Time(20+r.IntN(61))/100
+			j.Placement = traces.Placement{Kind: []string{traces.PlacementGPU, traces.PlacementRack}[r.IntN(2)], Hard: i%4 == 1}
+			if !j.Placement.Hard {
+				j.Placement.Slowdown = 1.5
+			}
+		}
+		w.Jobs = append(w.Jobs, j)
+	}
+	for i := range w.Jobs {
+		w.Jobs[i].ID = int64(i)
+	}
+	return w
+}
+
+// BenchmarkMILPSize measures one global cycle with many pending jobs (backlog) for each
+// plan-ahead window: the MILP's size and the cycle's time, to show how both scale.
+//
+//	go test -run '^$' -bench BenchmarkMILPSize -benchtime 3x -cpu 1 ./policies/jvusched/
+func BenchmarkMILPSize(b *testing.B) {
+	solvertest.Need(b)
+	for _, pending := range []int{10, 40, 160} {
+		for _, window := range []int{30, 60, 120, 240} {
+			b.Run(fmt.Sprintf("pending=%d/plan_ahead_s=%d", pending, window), func(b *testing.B) {
+				w := backlog(pending, 1)
+				var cyc []float64
+				var cols map[string]policies.Column
+				for range b.N {
+					pol, err := jvusched.New(policies.Options{Params: map[string]any{"plan_ahead_s": window}})
+					if err != nil {
+						b.Fatal(err)
+					}
+					tp := &timed{Policy: pol, solves: pol.(*jvusched.Policy).Solves}
+					e, err := replay.New(w, tp, replay.Config{Cycle: 5 * traces.Second, Horizon: 6 * traces.Second})
+					if err != nil {
+						b.Fatal(err)
+					}
+					if _, err := e.Run(); err != nil {
+						b.Fatal(err)
+					}
+					cols = cyclesTable(b, pol)
+					cyc = append(cyc, ms(tp.cycles[len(tp.cycles)-1:])...)
+				}
+				last := len(cols["cols"].Int64) - 1
+				b.ReportMetric(quantile(cyc, 0.5), "cycle-ms")
+				b.ReportMetric(cols["solver_ms"].Float64[last], "solver-ms")
+				b.ReportMetric(float64(cols["considered"].Int64[last]), "jobs")
+				b.ReportMetric(float64(cols["leaves"].Int64[last]), "leaves")
+				b.ReportMetric(float64(cols["cols"].Int64[last]), "cols")
+				b.ReportMetric(float64(cols["rows"].Int64[last]), "rows")
+				b.ReportMetric(float64(cols["binaries"].Int64[last]+cols["integers"].Int64[last]), "integers")
+				b.ReportMetric(float64(cols["nonzeros"].Int64[last]), "nonzeros")
+				b.ReportMetric(float64(cols["partitions"].Int64[last]), "partitions")
+				if s := cols["status"].String[last]; s != "optimal" {
+					b.Logf("status %s", s)
+				}
+			})
+		}
+	}
+}
