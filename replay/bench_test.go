@@ -58,13 +58,16 @@ func newPolicy(b testing.TB, name string) policies.Policy {
 
 // BenchmarkReplay measures engine throughput in events per second of wall time on one
 // goroutine, for pooled clusters (the flat-cost claim: 1M tasks vs 10k tasks) and for 256
-// machines (placement through the FirstFit index).
+// machines (placement through the FirstFit index). machines256soft is machines256 with every
+// job soft GPU-constrained on an all-GPU cluster: the same placements, through the engine's
+// soft-constraint path (durations settled after each plan) and the baselines' constrained
+// first fit.
 func BenchmarkReplay(b *testing.B) {
 	for _, policy := range []string{"fifo", "drf"} {
 		for _, cluster := range []struct {
 			name     string
 			machines int
-		}{{"pooled", 0}, {"machines256", 256}} {
+		}{{"pooled", 0}, {"machines256", 256}, {"machines256soft", -256}} {
 			for _, tasks := range []int{10_000, 100_000, 1_000_000} {
 				b.Run(fmt.Sprintf("policy=%s/cluster=%s/tasks=%d", policy, cluster.name, tasks), func(b *testing.B) {
 					w := synthetic(b, tasks, cluster.machines)
@@ -100,7 +103,15 @@ func synthetic(b *testing.B, tasks, machines int) *traces.Workload {
 	if w, ok := workloads[key]; ok {
 		return w
 	}
-	w := syntheticWorkload(tasks, 1024, machines, 1)
+	w := syntheticWorkload(tasks, 1024, max(machines, -machines), 1)
+	if machines < 0 {
+		for m := range w.Cluster.Machines {
+			w.Cluster.Machines[m].GPU = true
+		}
+		for j := range w.Jobs {
+			w.Jobs[j].Placement = traces.Placement{Kind: traces.PlacementGPU, Slowdown: 1.5}
+		}
+	}
 	if err := w.Validate(); err != nil {
 		b.Fatal(err)
 	}

@@ -37,20 +37,35 @@ func (c *core) jobRack(v policies.View, j policies.JobID, r *jobRec) int {
 	return int(r.rackAt - 1)
 }
 
-// preferredOn returns the predicate "machine m is one of job j's preferred resources".
-func (c *core) preferredOn(v policies.View, info *policies.JobInfo, j policies.JobID, r *jobRec) func(m int) bool {
+// preferred says which machines are a constrained job's preferred resources: GPU machines,
+// or the machines of one rack. The zero value (any) accepts every machine.
+type preferred struct {
+	v    policies.View
+	kind string // traces.PlacementGPU, traces.PlacementRack or "" for any
+	rack string
+}
+
+func (p preferred) ok(m int) bool {
+	switch p.kind {
+	case traces.PlacementGPU:
+		return p.v.Machine(m).GPU
+	case traces.PlacementRack:
+		return p.v.Machine(m).Rack == p.rack
+	}
+	return true
+}
+
+// preferredOn returns job j's preferred resources now.
+func (c *core) preferredOn(v policies.View, info *policies.JobInfo, j policies.JobID, r *jobRec) preferred {
 	switch info.Placement.Kind {
 	case traces.PlacementGPU:
-		return func(m int) bool { return v.Machine(m).GPU }
+		return preferred{v: v, kind: traces.PlacementGPU}
 	case traces.PlacementRack:
-		at := c.jobRack(v, j, r)
-		if at < 0 {
-			return nil // any machine starts the job on its rack
+		if at := c.jobRack(v, j, r); at >= 0 {
+			return preferred{v: v, kind: traces.PlacementRack, rack: v.Machine(at).Rack}
 		}
-		rack := v.Machine(at).Rack
-		return func(m int) bool { return v.Machine(m).Rack == rack }
 	}
-	return nil
+	return preferred{} // any machine (a rack job with nothing running picks its rack by first fit)
 }
 
 // findFor returns the machine for one task of demand d of job j, honouring its constraint.
@@ -58,11 +73,11 @@ func (c *core) findFor(v policies.View, info *policies.JobInfo, j policies.JobID
 	if !c.constrained(info) {
 		return c.pl.find(d, r.rank)
 	}
-	ok := c.preferredOn(v, info, j, r)
-	if ok == nil {
+	pref := c.preferredOn(v, info, j, r)
+	if pref.kind == "" {
 		return c.pl.find(d, r.rank)
 	}
-	if m, found := c.pl.findWhere(d, r.rank, ok); found || info.Placement.Hard {
+	if m, found := c.pl.findWhere(d, r.rank, pref); found || info.Placement.Hard {
 		return m, found
 	}
 	return c.pl.find(d, r.rank)
@@ -75,19 +90,18 @@ func (c *core) placedOn(info *policies.JobInfo, r *jobRec, m int) {
 	}
 }
 
-// mayUse returns, for preemption on behalf of job j, the predicate on machines its next task
-// may go to (nil: any).
-func (c *core) mayUse(v policies.View, info *policies.JobInfo, j policies.JobID, r *jobRec) func(m int) bool {
+// mayUse returns, for preemption on behalf of job j, the machines its next task may go to.
+func (c *core) mayUse(v policies.View, info *policies.JobInfo, j policies.JobID, r *jobRec) preferred {
 	if !c.constrained(info) || !info.Placement.Hard {
-		return nil
+		return preferred{}
 	}
 	return c.preferredOn(v, info, j, r)
 }
 
-// findWhere is find restricted to machines for which ok holds.
-func (pl *placer) findWhere(d traces.Vec, rank int64, ok func(m int) bool) (int, bool) {
+// findWhere is find restricted to the preferred machines.
+func (pl *placer) findWhere(d traces.Vec, rank int64, pref preferred) (int, bool) {
 	m, found := pl.tree.First(d)
-	for found && (!ok(m) || (len(pl.holds) > 0 && !d.Fits(pl.avail(m, rank)))) {
+	for found && (!pref.ok(m) || (len(pl.holds) > 0 && !d.Fits(pl.avail(m, rank)))) {
 		m, found = pl.tree.FirstFrom(d, m+1)
 	}
 	return m, found

@@ -126,7 +126,7 @@ func (c *core) preemptFor(v policies.View, p *policies.Plan, j policies.JobID) e
 				if t.Stage < 0 || int(t.Stage) >= len(vinfo.Stages) || t.Machine < 0 || int(t.Machine) >= n {
 					continue
 				}
-				if usable != nil && !usable(int(t.Machine)) {
+				if !usable.ok(int(t.Machine)) {
 					continue // freeing it would not help j's constraint
 				}
 				if slices.Contains(p.Preempts, t.TaskRef) {

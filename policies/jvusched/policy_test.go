@@ -315,13 +315,13 @@ func TestDumpModels(t *testing.T) {
 
 func TestParams(t *testing.T) {
 	p, err := ParseParams(map[string]any{"flags": "pu", "backoff": "incby1", "mode": "greedy", "plan_ahead_s": "30",
-		"quantum_s": 10, "time_limit_s": 2.5, "max_nodes": 1000, "warm_start": "false", "slo_value": 500,
+		"quantum_s": 10, "time_limit_s": 2.5, "max_nodes": 1000, "warm_start": "true", "slo_value": 500,
 		"epsilon": 0.1, "o_decay": 2, "late_slo": "drop", "max_pending": 50, "dump_problems": false, "be_plan_ahead": "false"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if p.Flags() != "p+u" || p.Backoff != BackoffIncBy1 || p.Mode != ModeGreedy || p.PlanAhead != 30*sec || p.Quantum != 10*sec ||
-		p.TimeLimit.Seconds() != 2.5 || p.MaxNodes != 1000 || p.WarmStart || p.SLOValue != 500 || p.Epsilon != 0.1 ||
+		p.TimeLimit.Seconds() != 2.5 || p.MaxNodes != 1000 || !p.WarmStart || p.SLOValue != 500 || p.Epsilon != 0.1 ||
 		p.OverDecay != 2 || p.LateSLO != LateDrop || p.MaxPending != 50 || p.DumpProblems || p.BEPlanAhead {
 		t.Errorf("parsed %+v", p)
 	}
