@@ -22,15 +22,17 @@ import (
 type timed struct {
 	policies.Policy
 	solves func() int64
-	cycles []time.Duration
+	cycles []time.Duration // wall
+	cpu    []time.Duration // process CPU time (one goroutine with -cpu 1: the cycle's own)
 }
 
 func (t *timed) Schedule(v policies.View, p *policies.Plan) error {
 	before := t.solves()
-	t0 := time.Now()
+	t0, c0 := time.Now(), testutil.CPUTime()
 	err := t.Policy.Schedule(v, p)
 	if t.solves() > before {
 		t.cycles = append(t.cycles, time.Since(t0))
+		t.cpu = append(t.cpu, testutil.CPUTime()-c0)
 	}
 	return err
 }
@@ -107,6 +109,8 @@ func BenchmarkEXP1(b *testing.B) {
 	}{
 		{1000, nil},
 		{1000, []string{"policy.params.mode=greedy"}},
+		{1000, []string{"policy.params.plan_ahead_s=30"}},
+		{1000, []string{"policy.params.plan_ahead_s=120"}},
 		{1000, []string{"policy.params.plan_ahead_s=240"}},
 		{3000, nil},
 	} {
@@ -133,17 +137,20 @@ func BenchmarkEXP1(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				t0 := time.Now()
+				t0, c0 := time.Now(), testutil.CPUTime()
 				res, err := e.Run()
-				wall := time.Since(t0)
+				wall, cpu := time.Since(t0), testutil.CPUTime()-c0
 				if err != nil {
 					b.Fatal(err)
 				}
 				cols := cyclesTable(b, pol)
-				cyc := ms(tp.cycles)
+				cyc, cyccpu := ms(tp.cycles), ms(tp.cpu)
 				b.ReportMetric(quantile(cyc, 0.5), "cycle-p50-ms")
 				b.ReportMetric(quantile(cyc, 0.99), "cycle-p99-ms")
 				b.ReportMetric(quantile(cyc, 1), "cycle-max-ms")
+				b.ReportMetric(quantile(cyccpu, 0.5), "cycle-cpu-p50-ms")
+				b.ReportMetric(quantile(cyccpu, 0.99), "cycle-cpu-p99-ms")
+				b.ReportMetric(traces.Seconds(res.End-res.Start)/cpu.Seconds(), "sim-speedup-cpu")
 				b.ReportMetric(quantile(cols["wall_ms"].Float64, 0.5), "solve-p50-ms")
 				b.ReportMetric(float64(len(cyc)), "solves")
 				b.ReportMetric(traces.Seconds(res.End-res.Start)/wall.Seconds(), "sim-speedup")
@@ -151,8 +158,34 @@ func BenchmarkEXP1(b *testing.B) {
 				b.ReportMetric(quantile(intsF(cols["cols"].Int64), 1), "cols-max")
 				b.ReportMetric(quantile(intsF(cols["rows"].Int64), 1), "rows-max")
 				b.ReportMetric(quantile(intsF(cols["pending"].Int64), 1), "pending-max")
+				logByPending(b, cols, tp.cpu)
 			}
 		})
+	}
+}
+
+// logByPending logs, per number of pending jobs, the solves' median MILP size and cycle CPU time.
+func logByPending(b *testing.B, cols map[string]policies.Column, cpu []time.Duration) {
+	by := map[int64][]int{}
+	for i, n := range cols["pending"].Int64 {
+		by[min(n, 16)] = append(by[min(n, 16)], i)
+	}
+	for n := int64(1); n <= 16; n++ {
+		idx := by[n]
+		if len(idx) == 0 {
+			continue
+		}
+		var cs, rs, is, ts []float64
+		for _, i := range idx {
+			cs = append(cs, float64(cols["cols"].Int64[i]))
+			rs = append(rs, float64(cols["rows"].Int64[i]))
+			is = append(is, float64(cols["binaries"].Int64[i]+cols["integers"].Int64[i]))
+			if len(cpu) == len(cols["pending"].Int64) { // one solve per cycle (global mode)
+				ts = append(ts, float64(cpu[i].Microseconds())/1000)
+			}
+		}
+		b.Logf("pending=%d%s solves=%d cols-p50=%.0f rows-p50=%.0f integers-p50=%.0f cycle-cpu-p50-ms=%.2f cycle-cpu-max-ms=%.1f",
+			n, map[bool]string{true: "+", false: ""}[n == 16], len(idx), quantile(cs, .5), quantile(rs, .5), quantile(is, .5), quantile(ts, .5), quantile(ts, 1))
 	}
 }
 
@@ -204,47 +237,53 @@ func backlog(pending int, seed uint64) *traces.Workload {
 }
 
 // BenchmarkMILPSize measures one global cycle with many pending jobs (backlog) for each
-// plan-ahead window: the MILP's size and the cycle's time, to show how both scale.
+// plan-ahead window, with and without best-effort plan-ahead: the MILP's size and the cycle's
+// time, to show how both scale.
 //
 //	go test -run '^$' -bench BenchmarkMILPSize -benchtime 3x -cpu 1 ./policies/jvusched/
 func BenchmarkMILPSize(b *testing.B) {
 	solvertest.Need(b)
-	for _, pending := range []int{10, 40, 160} {
-		for _, window := range []int{30, 60, 120, 240} {
-			b.Run(fmt.Sprintf("pending=%d/plan_ahead_s=%d", pending, window), func(b *testing.B) {
-				w := backlog(pending, 1)
-				var cyc []float64
-				var cols map[string]policies.Column
-				for range b.N {
-					pol, err := jvusched.New(policies.Options{Params: map[string]any{"plan_ahead_s": window}})
-					if err != nil {
-						b.Fatal(err)
+	for _, be := range []bool{true, false} {
+		for _, pending := range []int{10, 40, 160} {
+			for _, window := range []int{30, 60, 120} {
+				params := map[string]any{"plan_ahead_s": window, "be_plan_ahead": be}
+				b.Run(fmt.Sprintf("be_plan_ahead=%v/pending=%d/plan_ahead_s=%d", be, pending, window), func(b *testing.B) {
+					w := backlog(pending, 1)
+					var cyc, cyccpu []float64
+					var cols map[string]policies.Column
+					for range b.N {
+						pol, err := jvusched.New(policies.Options{Params: params})
+						if err != nil {
+							b.Fatal(err)
+						}
+						tp := &timed{Policy: pol, solves: pol.(*jvusched.Policy).Solves}
+						e, err := replay.New(w, tp, replay.Config{Cycle: 5 * traces.Second, Horizon: 6 * traces.Second})
+						if err != nil {
+							b.Fatal(err)
+						}
+						if _, err := e.Run(); err != nil {
+							b.Fatal(err)
+						}
+						cols = cyclesTable(b, pol)
+						cyc = append(cyc, ms(tp.cycles[len(tp.cycles)-1:])...)
+						cyccpu = append(cyccpu, ms(tp.cpu[len(tp.cpu)-1:])...)
 					}
-					tp := &timed{Policy: pol, solves: pol.(*jvusched.Policy).Solves}
-					e, err := replay.New(w, tp, replay.Config{Cycle: 5 * traces.Second, Horizon: 6 * traces.Second})
-					if err != nil {
-						b.Fatal(err)
+					last := len(cols["cols"].Int64) - 1
+					b.ReportMetric(quantile(cyc, 0.5), "cycle-ms")
+					b.ReportMetric(quantile(cyccpu, 0.5), "cycle-cpu-ms")
+					b.ReportMetric(cols["solver_ms"].Float64[last], "solver-ms")
+					b.ReportMetric(float64(cols["considered"].Int64[last]), "jobs")
+					b.ReportMetric(float64(cols["leaves"].Int64[last]), "leaves")
+					b.ReportMetric(float64(cols["cols"].Int64[last]), "cols")
+					b.ReportMetric(float64(cols["rows"].Int64[last]), "rows")
+					b.ReportMetric(float64(cols["binaries"].Int64[last]+cols["integers"].Int64[last]), "integers")
+					b.ReportMetric(float64(cols["nonzeros"].Int64[last]), "nonzeros")
+					b.ReportMetric(float64(cols["partitions"].Int64[last]), "partitions")
+					if s := cols["status"].String[last]; s != "optimal" {
+						b.Logf("status %s", s)
 					}
-					if _, err := e.Run(); err != nil {
-						b.Fatal(err)
-					}
-					cols = cyclesTable(b, pol)
-					cyc = append(cyc, ms(tp.cycles[len(tp.cycles)-1:])...)
-				}
-				last := len(cols["cols"].Int64) - 1
-				b.ReportMetric(quantile(cyc, 0.5), "cycle-ms")
-				b.ReportMetric(cols["solver_ms"].Float64[last], "solver-ms")
-				b.ReportMetric(float64(cols["considered"].Int64[last]), "jobs")
-				b.ReportMetric(float64(cols["leaves"].Int64[last]), "leaves")
-				b.ReportMetric(float64(cols["cols"].Int64[last]), "cols")
-				b.ReportMetric(float64(cols["rows"].Int64[last]), "rows")
-				b.ReportMetric(float64(cols["binaries"].Int64[last]+cols["integers"].Int64[last]), "integers")
-				b.ReportMetric(float64(cols["nonzeros"].Int64[last]), "nonzeros")
-				b.ReportMetric(float64(cols["partitions"].Int64[last]), "partitions")
-				if s := cols["status"].String[last]; s != "optimal" {
-					b.Logf("status %s", s)
-				}
-			})
+				})
+			}
 		}
 	}
 }
