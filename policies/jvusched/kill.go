@@ -15,12 +15,28 @@ import (
 //
 // A job's term is killnck over the machines it holds, returned from the engine's preemption
 // delay on through its expected completion, at its preemption cost. Single-task jobs that the
-// MILP cannot tell apart — same rack and GPU flag (so the same partition, whatever the cycle's
-// sets), same returned slices, same cost — are offered together as one linear KillnCk over their
-// machines, at the same cost per machine: "kill any n of these" is exactly the choice among
-// identical binaries, with one integer in place of n binaries. Running jobs whose kill would
-// return nothing inside the window offer none.
-func (p *Policy) kills(c *cycle) ([]strl.Expr, map[string][]*running) {
+// MILP cannot tell apart — same partition (the same GPU flag if the options select by GPU, the
+// same rack if they select that rack), same returned slices, same cost — are offered together
+// as one linear KillnCk over their machines, at the same cost per machine: "kill any n of
+// these" is exactly the choice among identical binaries, with one integer in place of n
+// binaries. Running jobs whose kill would return nothing inside the window offer none.
+// options are every allocation leaf of the MILP (they decide its partitions).
+func (p *Policy) kills(c *cycle, options []strl.Expr) ([]strl.Expr, map[string][]*running) {
+	gpuSets, rackSets := false, map[string]bool{}
+	for _, o := range options {
+		strl.Walk(o, func(e strl.Expr) {
+			if n, ok := e.(*strl.NCk); ok {
+				for _, it := range n.Set.Items {
+					switch it.Kind {
+					case strl.ItemGPU:
+						gpuSets = true
+					case strl.ItemRack:
+						rackSets[it.Name] = true
+					}
+				}
+			}
+		})
+	}
 	back := int((p.delay + p.quantum - 1) / p.quantum)
 	type key struct {
 		rack string
@@ -43,7 +59,10 @@ func (p *Policy) kills(c *cycle) ([]strl.Expr, map[string][]*running) {
 		}
 		if len(r.tasks) == 1 {
 			m := p.cl.machines[r.tasks[0].Machine]
-			k := key{m.Rack, m.GPU, last, r.cost}
+			k := key{gpu: gpuSets && m.GPU, last: last, cost: r.cost}
+			if rackSets[m.Rack] {
+				k.rack = m.Rack
+			}
 			if _, ok := groups[k]; !ok {
 				keys = append(keys, k)
 			}

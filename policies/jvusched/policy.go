@@ -440,20 +440,21 @@ func leafTag(j policies.JobID, placement string, start traces.Time) string {
 
 // global solves every pending job in one MILP.
 func (p *Policy) global(c *cycle, plan *policies.Plan) error {
-	terms, kills := p.kills(c)
-	considered := 0
+	var options []strl.Expr
 	for i := range c.pending {
-		if p.prm.MaxPending > 0 && considered == p.prm.MaxPending {
+		if p.prm.MaxPending > 0 && len(options) == p.prm.MaxPending {
 			break
 		}
 		if opts := p.options(c, &c.pending[i]); opts != nil {
-			terms = append(terms, opts)
-			considered++
+			options = append(options, opts)
 		}
 	}
+	considered := len(options)
 	if considered == 0 {
 		return nil
 	}
+	terms, kills := p.kills(c, options)
+	terms = append(terms, options...)
 	_, err := p.solveAndApply(c, plan, &strl.Sum{Children: terms}, nil, kills, -1, considered)
 	return err
 }
@@ -469,7 +470,11 @@ func (p *Policy) greedy(c *cycle, plan *policies.Plan) error {
 		if opts == nil {
 			continue
 		}
-		terms, kills := p.kills(c)
+		sets := []strl.Expr{opts} // every allocation set of the MILP: the partitions kills group by
+		for _, r := range reserved {
+			sets = append(sets, r)
+		}
+		terms, kills := p.kills(c, sets)
 		terms = append(terms, opts)
 		chosen, err := p.solveAndApply(c, plan, &strl.Sum{Children: terms}, reserved, kills, j.id, 1)
 		if err != nil {

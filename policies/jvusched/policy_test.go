@@ -3,6 +3,7 @@ package jvusched
 import (
 	"context"
 	"errors"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -379,6 +380,65 @@ func TestMaxPendingAndBEStarts(t *testing.T) {
 		_, pol := run(t, w(), map[string]any{"be_plan_ahead": tt.ahead}, replay.Config{})
 		if got := pol.rec.rows[0].leaves; got != tt.leaves {
 			t.Errorf("be_plan_ahead %v: %d leaves, want %d", tt.ahead, got, tt.leaves)
+		}
+	}
+}
+
+// TestRandomWorkloads replays random small workloads — 16 machines in 4 racks, the first two
+// with GPUs; gang jobs of 1–4 tasks, a third each best effort, hard- and soft-constrained SLO;
+// estimates off by up to 3× either way — under every mode and several flag sets, with and
+// without a preemption delay. Every plan must be valid (the engine checks, with its invariants
+// under -tags invariants) and every job must finish (unless late SLO jobs are dropped). Solves
+// are capped at 1 s: contended gangs on a small partition can take seconds to prove optimal,
+// and a limited solve must still give a valid plan.
+func TestRandomWorkloads(t *testing.T) {
+	seeds := 2
+	if testing.Short() {
+		seeds = 1
+	}
+	for seed := range seeds {
+		r := rand.New(rand.NewPCG(uint64(seed), 5))
+		w := &traces.Workload{Cluster: traces.Uniform(16, traces.VecOf(1, 1), 4)}
+		for m := range 8 {
+			w.Cluster.Machines[m].GPU = true
+		}
+		var at traces.Time
+		for i := range 24 {
+			at += traces.Time(r.IntN(20)) * sec
+			d := traces.Time(5+r.IntN(120)) * sec
+			est := traces.Time(float64(d) * (0.33 + 2.67*r.Float64()))
+			j := gang(at, int32(1+r.IntN(4)), d, est)
+			if i%3 > 0 {
+				j = slo(j, at+d+d*traces.Time(r.IntN(100))/100)
+				j.Placement = traces.Placement{Kind: []string{traces.PlacementGPU, traces.PlacementRack}[r.IntN(2)], Hard: i%3 == 1}
+				if !j.Placement.Hard {
+					j.Placement.Slowdown = 1.5
+				}
+			}
+			w.Jobs = append(w.Jobs, j)
+		}
+		for i, params := range []map[string]any{
+			{}, {"mode": ModeGreedy}, {"flags": "base"}, {"flags": "pu", "backoff": BackoffIncBy1, "late_slo": LateDrop},
+			{"be_plan_ahead": false, "max_pending": 3, "plan_ahead_s": 30},
+		} {
+			params["time_limit_s"] = 1
+			delays := []traces.Time{0}
+			if i < 2 {
+				delays = append(delays, 7*sec)
+			}
+			for _, delay := range delays {
+				wc := *w
+				wc.Jobs = append([]traces.Job(nil), w.Jobs...)
+				res, pol := run(t, &wc, params, replay.Config{PreemptDelay: delay})
+				if pol.stats.fallbacks != 0 {
+					t.Errorf("seed %d %v delay %d: %d fallbacks", seed, params, delay, pol.stats.fallbacks)
+				}
+				for _, jr := range res.Jobs {
+					if !jr.Completed && !(params["late_slo"] == LateDrop && jr.Deadline > 0) {
+						t.Errorf("seed %d %v delay %d: job %d unfinished", seed, params, delay, jr.Index)
+					}
+				}
+			}
 		}
 	}
 }
