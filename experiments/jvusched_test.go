@@ -17,22 +17,11 @@ import (
 // jvusched with JVuPredict estimates, fitted to the committed Google 2011 slice.
 func quickEXP1(t *testing.T, sets ...string) Config {
 	t.Helper()
-	v := NewViper()
-	for k, val := range map[string]any{
-		"workload.generator": "jamaisvu", "workload.jamaisvu.trace": filepath.Join("jvu", "testdata", "google2011"),
-		"workload.jamaisvu.jobs": 120, "workload.jamaisvu.mix": "EXP1", "policy.name": "jvusched",
-		"engine.cycle_s": 5, "predict.name": "jvupredict", "seed": 3,
-	} {
-		v.Set(k, val)
-	}
-	if err := ApplySet(v, sets); err != nil {
-		t.Fatal(err)
-	}
-	c, err := Resolve(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
+	return resolve(t, append([]string{
+		"workload.generator=jamaisvu", "workload.jamaisvu.trace=" + filepath.Join("jvu", "testdata", "google2011"),
+		"workload.jamaisvu.jobs=120", "workload.jamaisvu.mix=EXP1", "policy.name=jvusched",
+		"engine.cycle_s=5", "predict.name=jvupredict", "seed=3",
+	}, sets...)...)
 }
 
 // TestQuickEXP1JVuSched runs EXP1 on SC256 to completion and checks the per-cycle records, the

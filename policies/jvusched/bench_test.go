@@ -76,15 +76,12 @@ func intsF(xs []int64) []float64 {
 }
 
 // exp1 generates the jamaisvu EXP1 workload on SC256 from the shared Google trace.
-func exp1(b *testing.B, jobs int, sets ...string) *traces.Workload {
+func exp1(b *testing.B, jobs int) *traces.Workload {
 	dir := testutil.SharedData(b, "google2011")
 	v := experiments.NewViper()
 	v.Set("workload.generator", "jamaisvu")
 	v.Set("workload.jamaisvu.trace", dir)
 	v.Set("workload.jamaisvu.jobs", jobs)
-	if err := experiments.ApplySet(v, sets); err != nil {
-		b.Fatal(err)
-	}
 	c, err := experiments.Resolve(v)
 	if err != nil {
 		b.Fatal(err)
