@@ -418,6 +418,17 @@ func (p *Policy) options(c *cycle, j *pending) *strl.Max {
 			}
 		}
 	}
+	fits := false
+	for _, pl := range p.placements(j.info, j.k) {
+		fits = fits || pl.size >= j.k
+	}
+	if !fits { // more tasks than its preferred resources (hard) or the cluster has machines
+		if !st.unschedulable {
+			st.unschedulable = true
+			p.stats.unschedulable++
+		}
+		return nil
+	}
 	build(false)
 	if len(leaves) == 0 && j.slo {
 		if !st.late {

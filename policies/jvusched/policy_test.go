@@ -442,3 +442,16 @@ func TestRandomWorkloads(t *testing.T) {
 		}
 	}
 }
+
+// TestUnschedulable: a hard GPU gang larger than the GPU machines never starts and is counted;
+// the rest of the workload runs.
+func TestUnschedulable(t *testing.T) {
+	w := &traces.Workload{Cluster: cluster4(), Jobs: []traces.Job{
+		slo(placed(gang(0, 3, 10*sec, 10*sec), traces.Placement{Kind: traces.PlacementGPU, Hard: true}), 100*sec),
+		gang(0, 4, 10*sec, 10*sec),
+	}}
+	res, pol := run(t, w, nil, replay.Config{})
+	if res.Jobs[0].Completed || !res.Jobs[1].Completed || pol.stats.unschedulable != 1 || pol.stats.late != 0 {
+		t.Errorf("completed %v %v, %d unschedulable, %d late", res.Jobs[0].Completed, res.Jobs[1].Completed, pol.stats.unschedulable, pol.stats.late)
+	}
+}
