@@ -41,8 +41,8 @@
 // completion (as above, with no tie-break; a late SLO job is worth 1 with late_slo=be, 0 with
 // drop) plus ε (epsilon, 0.01). So preempting an admitted SLO job costs slo_value/1 = 1000× a
 // best-effort job's, and ε keeps a running job from being preempted for an equally valued
-// pending one (JamaisVu §4.1.2). Single-task running jobs the MILP cannot tell apart (same rack,
-// GPU flag, returned slices and cost) are offered together as one linear KillnCk over their
+// pending one (JamaisVu §4.1.2). Single-task running jobs the MILP cannot tell apart (same
+// partition, returned slices and cost) are offered together as one linear KillnCk over their
 // machines at the same cost per machine — an exact aggregation; which of them are preempted is
 // decided by the policy: the most recently started first. The MILP is sum(kills…, max[j]…);
 // its optimum decides preemptions and starts together (Fig. 6). Preempted work is lost (the
