@@ -67,7 +67,7 @@
 //     state (Shadow), CORA's own, and CORA's gain over each.
 //   - metrics cora.events, cora.failures, cora.timeouts, cora.fallbacks, cora.inexact,
 //     cora.lp_differs and cora.lp_fractional (lp), cora.shadow.<rule>.{positive, mean_gain,
-//     rel_gain_q35} (shadow). Wall-clock times appear only in the tables; nothing the policy
+//     rel_gain_q35, share_rel_gain_18} (shadow). Wall-clock times appear only in the tables; nothing the policy
 //     decides depends on them, so a configuration and seed give byte-identical jobs.parquet and
 //     metrics.
 //
