@@ -75,6 +75,6 @@
 //
 // A decision reads every active job's remaining work (O(its tasks)), builds the slotted problem
 // and solves it. The exact solver at 10, 100 and 1,000 active jobs of the CORA workload takes
-// about 0.07, 0.5 and 1.7 ms of CPU (BenchmarkDecide; README.md has the figures); FINAL on
-// HiGHS takes 0.4 s at 10 jobs and 40 s at 100.
+// about 0.05, 0.5 and 1.6 ms of CPU (BenchmarkDecide; README.md has the figures); FINAL on
+// HiGHS takes 0.37 s at 10 jobs and 36 s at 100.
 package cora
