@@ -50,8 +50,12 @@ type Figure struct {
 	// X is the x-axis: an axis key (line, bars, box, stacked, table rows), or an axis key or
 	// cell metric (scatter); unused by cdf and ccdf.
 	X string
-	// Y are the metrics: one, except for tables (one column each).
+	// Y are the metrics: one, except for tables (one column each) and cdf and ccdf figures
+	// (one curve each, times the series).
 	Y []string
+	// Legend names the curves of a cdf or ccdf figure, one entry per metric of Y (nil: the
+	// metric's name, or the series value when there is one metric).
+	Legend []string
 	// Series is the axis key whose values make the series ("" for one series).
 	Series string
 	// Where keeps only cells whose axis values are among the listed ones (formatted values).
@@ -109,7 +113,7 @@ func (p *specParser) figures(s *Spec, n *yaml.Node) {
 		return
 	}
 	ids := map[string]bool{}
-	allowed := []string{"id", "kind", "x", "y", "series", "where", "title", "caption", "x_label", "y_label", "log_x", "log_y", "reference", "claims", "job_where", "x_range"}
+	allowed := []string{"id", "kind", "x", "y", "series", "where", "title", "caption", "x_label", "y_label", "log_x", "log_y", "reference", "claims", "job_where", "x_range", "legend"}
 	for i, c := range n.Content {
 		what := fmt.Sprintf("figures[%d]", i)
 		f, keys, ok := p.fields(c, what, allowed, "id", "kind", "y")
@@ -130,14 +134,37 @@ func (p *specParser) figures(s *Spec, n *yaml.Node) {
 			p.errf(f["kind"], "%s.kind: %q (valid: %s)", what, fig.Kind, strings.Join(FigureKinds, ", "))
 			continue
 		}
-		// y: a metric, or a list for tables.
+		// y: a metric, or a list for tables (columns) and cdf/ccdf figures (curves).
 		yn := f["y"]
-		if yn.Kind == yaml.SequenceNode && fig.Kind == KindTable {
-			for j, yc := range yn.Content {
-				fig.Y = append(fig.Y, p.str(deref(yc), fmt.Sprintf("%s.y[%d]", what, j)))
+		distribution := fig.Kind == KindCDF || fig.Kind == KindCCDF
+		switch {
+		case yn.Kind == yaml.SequenceNode && fig.Kind != KindTable && !distribution:
+			p.errf(yn, "%s.y: a list of metrics only in table, cdf and ccdf figures (a %s figure plots one)", what, fig.Kind)
+		case yn.Kind == yaml.SequenceNode:
+			if len(yn.Content) == 0 {
+				p.errf(yn, "%s.y: want at least one metric", what)
 			}
-		} else {
+			for j, yc := range yn.Content {
+				y := p.str(deref(yc), fmt.Sprintf("%s.y[%d]", what, j))
+				if slices.Contains(fig.Y, y) {
+					p.errf(yc, "%s.y[%d]: %s is listed twice", what, j, y)
+				}
+				fig.Y = append(fig.Y, y)
+			}
+		default:
 			fig.Y = []string{p.str(yn, what+".y")}
+		}
+		if ln := f["legend"]; ln != nil {
+			switch {
+			case !distribution:
+				p.errf(ln, "%s.legend: only for cdf and ccdf figures (it names their curves)", what)
+			case ln.Kind != yaml.SequenceNode || len(ln.Content) != len(fig.Y):
+				p.errf(ln, "%s.legend: want a list of %d curve names, one per y", what, len(fig.Y))
+			default:
+				for j, lc := range ln.Content {
+					fig.Legend = append(fig.Legend, p.str(deref(lc), fmt.Sprintf("%s.legend[%d]", what, j)))
+				}
+			}
 		}
 		for _, y := range fig.Y {
 			if !metricRE.MatchString(y) {
@@ -212,8 +239,11 @@ func (p *specParser) figures(s *Spec, n *yaml.Node) {
 		}
 		if jw := f["job_where"]; jw != nil {
 			fig.JobWhere = p.jobWhere(jw, what+".job_where")
-			if !strings.HasPrefix(fig.Y[0], JobMetricPrefix) {
-				p.errf(jw, "%s.job_where: only for per-job (job.*) figures", what)
+			for _, y := range fig.Y {
+				if !strings.HasPrefix(y, JobMetricPrefix) {
+					p.errf(jw, "%s.job_where: only for per-job (job.*) figures; %s is not one", what, y)
+					break
+				}
 			}
 		}
 		if xr := f["x_range"]; xr != nil {

@@ -43,7 +43,9 @@ import (
 //	  - id: avg-jct
 //	    kind: bars                  # line|bars|box|cdf|ccdf|stacked|scatter|table
 //	    x: policy                   # axis key (short names: policy = policy.name)
-//	    y: avg_jct_s                # a cell metric, or job.<column> for box/cdf/ccdf
+//	    y: avg_jct_s                # a cell metric, or job.<column> for box/cdf/ccdf; a list
+//	                                #   for table (columns) and cdf/ccdf (curves)
+//	    legend: [FIFO, DRF]         # cdf/ccdf: the curves' names, one per y (optional)
 //	    series: machines            # one series per value of this axis key
 //	    where: {policy: [fifo, srpt]}  # keep only these cells
 //	    title: Average JCT

@@ -339,6 +339,45 @@ func (d *data) seriesLabel(key, v string) string {
 	return key[strings.LastIndexByte(key, '.')+1:] + "=" + v
 }
 
+// curveLabel names the curve of a cdf or ccdf figure for its i-th metric and series value s:
+// the legend's entry (or, with several metrics, the metric's name) and the series label, either
+// alone when the other is empty; the metric itself for a lone curve.
+func (d *data) curveLabel(fig *experiments.Figure, i int, s string) string {
+	var name string
+	switch {
+	case len(fig.Legend) > i:
+		name = fig.Legend[i]
+	case len(fig.Y) > 1:
+		name = metricLabel(fig.Y[i])
+	}
+	sl := d.seriesLabel(fig.Series, s)
+	switch {
+	case name == "" && sl == "":
+		return fig.Y[i]
+	case name == "":
+		return sl
+	case sl == "":
+		return name
+	}
+	return name + ", " + sl
+}
+
+// distributionLabel is the x label of a cdf or ccdf figure: its metric's label, or "value"
+// with the unit the metrics share.
+func distributionLabel(ys []string) string {
+	if len(ys) == 1 {
+		return metricLabel(ys[0])
+	}
+	u := unit(ys[0])
+	for _, y := range ys[1:] {
+		if unit(y) != u {
+			u = ""
+			break
+		}
+	}
+	return report.Label("value", u)
+}
+
 // built is a rendered figure or table.
 type built struct {
 	fig   *report.Figure
@@ -435,27 +474,26 @@ func (d *data) build(fig *experiments.Figure) (*built, error) {
 		}
 		b.fig = report.NewLines(fig.ID, fig.Title, xLabel, yLabel, ls...)
 	case experiments.KindCDF, experiments.KindCCDF:
+		// One curve per metric of y and value of the series.
 		var ds []report.Distribution
-		for _, s := range series {
-			v, err := d.values(fig, d.rowsWhere(rows, fig.Series, s), y)
-			if err != nil {
-				return nil, err
+		for i, m := range fig.Y {
+			for _, s := range series {
+				v, err := d.values(fig, d.rowsWhere(rows, fig.Series, s), m)
+				if err != nil {
+					return nil, err
+				}
+				if fig.LogX {
+					v = slices.DeleteFunc(v, func(x float64) bool { return x <= 0 })
+				}
+				if len(v) == 0 {
+					return nil, errNoCells(fig.Series+"="+s, m)
+				}
+				ds = append(ds, report.Distribution{Label: d.curveLabel(fig, i, s), Values: v})
 			}
-			if fig.LogX {
-				v = slices.DeleteFunc(v, func(x float64) bool { return x <= 0 })
-			}
-			if len(v) == 0 {
-				return nil, errNoCells(fig.Series+"="+s, y)
-			}
-			l := d.seriesLabel(fig.Series, s)
-			if l == "" {
-				l = y
-			}
-			ds = append(ds, report.Distribution{Label: l, Values: v})
 		}
 		xl := fig.XLabel
 		if xl == "" {
-			xl = metricLabel(y)
+			xl = distributionLabel(fig.Y)
 		}
 		yl := fig.YLabel
 		if fig.Kind == experiments.KindCDF {

@@ -67,7 +67,7 @@
 //     state (Shadow), CORA's own, and CORA's gain over each.
 //   - metrics cora.events, cora.failures, cora.timeouts, cora.fallbacks, cora.inexact,
 //     cora.lp_differs and cora.lp_fractional (lp), cora.shadow.<rule>.{positive, mean_gain,
-//     rel_gain_q35} (shadow). Wall-clock times appear only in the tables; nothing the policy
+//     rel_gain_q35, share_rel_gain_18} (shadow). Wall-clock times appear only in the tables; nothing the policy
 //     decides depends on them, so a configuration and seed give byte-identical jobs.parquet and
 //     metrics.
 //
@@ -75,6 +75,6 @@
 //
 // A decision reads every active job's remaining work (O(its tasks)), builds the slotted problem
 // and solves it. The exact solver at 10, 100 and 1,000 active jobs of the CORA workload takes
-// about 0.07, 0.5 and 1.7 ms of CPU (BenchmarkDecide; README.md has the figures); FINAL on
-// HiGHS takes 0.4 s at 10 jobs and 40 s at 100.
+// about 0.05, 0.5 and 1.6 ms of CPU (BenchmarkDecide; README.md has the figures); FINAL on
+// HiGHS takes 0.37 s at 10 jobs and 36 s at 100.
 package cora

@@ -1,6 +1,7 @@
 package cora
 
 import (
+	"math"
 	"slices"
 	"testing"
 
@@ -61,5 +62,29 @@ func TestShadowOrders(t *testing.T) {
 	}
 	if got := SequenceSlots(p, rrh.Rank(0, capacity, jobs, rrh.DefaultParams())); got[1] != 1 {
 		t.Errorf("RRH slots %v: the steep job should end first", got)
+	}
+}
+
+// TestShadowMetrics summarizes four events by hand: CORA's min 1, 1, 0.5, 0 against Fair's 0.5,
+// 0.9, 0.5, 0: gains 0.5, 0.1, 0, 0 and relative gains 0.5, 0.1, 0, 0 (0 where CORA's min is 0).
+func TestShadowMetrics(t *testing.T) {
+	var l shadowLog
+	for i, fair := range []float64{0.5, 0.9, 0.5, 0} {
+		cora := []float64{1, 1, 0.5, 0}[i]
+		l.add(float64(i), 2, cora, ShadowMins{FIFO: cora, Fair: fair, EDF: cora, RRH: cora})
+	}
+	m := map[string]float64{}
+	l.metrics(m)
+	for k, want := range map[string]float64{
+		"cora.shadow.fair.positive":          0.5,
+		"cora.shadow.fair.mean_gain":         0.15,
+		"cora.shadow.fair.share_rel_gain_18": 0.25,  // only the first event's 50% reaches 18%
+		"cora.shadow.fair.rel_gain_q35":      0.005, // sorted 0, 0, 0.1, 0.5: rank 1.05 → 0 + 0.05·0.1
+		"cora.shadow.fifo.positive":          0,
+		"cora.shadow.fifo.share_rel_gain_18": 0,
+	} {
+		if got := m[k]; math.Abs(got-want) > 1e-12 {
+			t.Errorf("%s = %v, want %v", k, got, want)
+		}
 	}
 }
