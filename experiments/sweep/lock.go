@@ -96,16 +96,30 @@ func lockOut(out string) (*lockFile, error) {
 	}
 	if !ok {
 		holder := "another process"
-		if b, err := os.ReadFile(path); err == nil {
-			if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil {
-				holder = fmt.Sprintf("process %d", pid)
-			}
+		if pid, ok := holderPID(path); ok {
+			holder = fmt.Sprintf("process %d", pid)
 		}
 		return nil, fmt.Errorf("%w: %s is being written by %s (a sweep or gather); wait for it to finish or choose another --out", ErrLocked, out, holder)
 	}
 	l.f.Truncate(0)
 	l.f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
 	return l, nil
+}
+
+// holderPID reads the pid a lock holder records. The holder writes it just after taking the
+// lock, so an empty file is given up to about 200 ms to fill before the holder goes unnamed.
+func holderPID(path string) (int, bool) {
+	for range 20 {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return 0, false
+		}
+		if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil {
+			return pid, true
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return 0, false
 }
 
 // cellLockPath is where a cell's lock lives in a cache.
