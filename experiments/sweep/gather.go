@@ -33,7 +33,7 @@ func Gather(out string, dirs []string, o GatherOptions) (*Table, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer lk.unlock()
+	defer lk.Unlock()
 	cleanOutTemps(out)
 	shared := ""
 	if o.Cache != "" {
@@ -117,7 +117,7 @@ func copyCells(cells []manifestCell, caches []string, cache string) error {
 			continue
 		}
 		err = publishCell(cache, mc.Key, func(tmp string) error { return copyDir(src, tmp) })
-		l.unlock()
+		l.Unlock()
 		if err != nil {
 			return err
 		}
