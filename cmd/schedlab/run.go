@@ -100,6 +100,7 @@ whatever the policy reports of its own (bpf and nbpf: DIR/admissions.json).`,
 	f.StringArrayVar(&sets, "set", nil, "override a configuration key: --set engine.cycle_s=5 (repeatable)")
 	f.BoolVarP(&quiet, "quiet", "q", false, "print nothing on success")
 	f.StringVar(&dumpModels, "dump-models", "", "directory into which solver-backed policies write every LP/MILP they solve (<name>-<seq>.lp)")
+	addDataFlag(cmd)
 	return cmd
 }
 
