@@ -67,6 +67,8 @@ func TestMissingDataSetIsOneLine(t *testing.T) {
 		{"reproduce", "bpf-fig5", "--label", "quick", "--out", "r"},
 		{"trace", "import", "tpcdag", "--src", "data:tpc-dags/workload/queries_bb.txt", "--out", "bb.arrow"},
 		{"run", "--set", "workload.generator=bpf", "--set", "workload.bpf.queries=data:tpc-dags/workload/queries_bb.txt"},
+		{"predict", "--trace", "data:tpc-dags/workload/queries_bb.txt"},
+		{"reproduce", "jv-fig12", "--jv-trace", "data:tpc-dags/workload/queries_bb.txt", "--out", "r"},
 	} {
 		_, errOut, code := runCLI(t, args...)
 		lines := strings.Split(strings.TrimSpace(errOut), "\n")

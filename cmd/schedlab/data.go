@@ -29,3 +29,20 @@ func addDataFlag(cmd *cobra.Command) {
 		return nil
 	}
 }
+
+// resolveData replaces each path by the file it names, found from any directory
+// (datapath.Resolve: data:… and ../shared/data/… in the shared data folder, repository
+// fixtures); paths for which keep is true stay as given.
+func resolveData(paths []string, keep func(string) bool) error {
+	for i, p := range paths {
+		if keep != nil && keep(p) {
+			continue
+		}
+		r, err := datapath.Resolve(p)
+		if err != nil {
+			return err
+		}
+		paths[i] = r
+	}
+	return nil
+}

@@ -82,6 +82,13 @@ trace slices they need are compiled into schedlab.`,
 			if len(args) == 0 {
 				return usageError{fmt.Errorf("name specs or jv reproductions to reproduce (see --list), or --all")}
 			}
+			if jvTrace != "" {
+				p := []string{jvTrace}
+				if err := resolveData(p, nil); err != nil {
+					return err
+				}
+				jvTrace = p[0]
+			}
 			targets, err := reproduce.Resolve(args)
 			if err != nil {
 				return err

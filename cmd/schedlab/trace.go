@@ -16,7 +16,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/schedlab/schedlab/experiments"
-	"github.com/schedlab/schedlab/internal/datapath"
 	"github.com/schedlab/schedlab/traces"
 	"github.com/schedlab/schedlab/traces/alibaba2018"
 	"github.com/schedlab/schedlab/traces/borg2019"
@@ -113,15 +112,8 @@ temporary run files next to --out). Tables of the 2019 trace are refused with an
 			}
 			// Sources are found from any directory: data:… and ../shared/data/… in the shared
 			// data folder, an embedded workload's name for tpcdag.
-			for i, s := range srcs {
-				if format == "tpcdag" && wbuiltin.Has(s) {
-					continue
-				}
-				r, err := datapath.Resolve(s)
-				if err != nil {
-					return err
-				}
-				srcs[i] = r
+			if err := resolveData(srcs, func(s string) bool { return format == "tpcdag" && wbuiltin.Has(s) }); err != nil {
+				return err
 			}
 			start := time.Now()
 			w := cmd.OutOrStdout()
