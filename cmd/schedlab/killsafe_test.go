@@ -19,20 +19,6 @@ import (
 // googleFixture is the slice of the Google 2011 trace the jv reproductions read at label quick.
 const googleFixture = "../../experiments/jvu/testdata/google2011"
 
-// schedlabBinary returns a path that runs this test binary as schedlab (see TestMain).
-func schedlabBinary(t *testing.T) string {
-	t.Helper()
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	bin := filepath.Join(t.TempDir(), "schedlab")
-	if err := os.Symlink(self, bin); err != nil {
-		t.Fatal(err)
-	}
-	return bin
-}
-
 // entries lists a directory's names.
 func entries(t *testing.T, dir string) []string {
 	t.Helper()
@@ -61,7 +47,7 @@ func readFile(t *testing.T, path string) []byte {
 // killed process left it; then a run to completion must leave in dir exactly final.
 func killTest(t *testing.T, dir string, args []string, n int, check func(t *testing.T, i int), final []string) {
 	t.Helper()
-	bin := schedlabBinary(t)
+	bin := schedlabLink(t)
 	begin := time.Now()
 	if out, err := exec.Command(bin, args...).CombinedOutput(); err != nil {
 		t.Fatalf("schedlab %s: %v\n%s", strings.Join(args, " "), err, out)

@@ -3,7 +3,6 @@ package sweep
 import (
 	"context"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -11,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/schedlab/schedlab/experiments"
+	"github.com/schedlab/schedlab/internal/safefs"
 )
 
 // GatherOptions configure Gather.
@@ -144,14 +144,6 @@ func copyDir(src, dst string) error {
 			return err
 		}
 		defer in.Close()
-		out, err := os.Create(target)
-		if err != nil {
-			return err
-		}
-		if _, err := io.Copy(out, in); err != nil {
-			out.Close()
-			return err
-		}
-		return out.Close()
+		return safefs.CopyFile(target, in)
 	})
 }

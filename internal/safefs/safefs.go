@@ -154,6 +154,20 @@ func WriteFile(path string, write func(w io.Writer) error, opts ...Option) (err 
 	return nil
 }
 
+// CopyFile creates (or truncates) the file target with the permissions the umask allows and
+// copies src into it.
+func CopyFile(target string, src io.Reader) error {
+	out, err := os.Create(target)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, src); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}
+
 // IsTemp reports whether name (a base name) is one of WriteFile's temporaries.
 func IsTemp(name string) bool {
 	return strings.HasPrefix(name, ".") && strings.Contains(name, ".tmp-")
