@@ -24,12 +24,15 @@ func (o *Outcome) PublishOutputs(out string) error {
 	if err := CheckOutDir(out); err != nil {
 		return err
 	}
-	out = filepath.Clean(out)
-	parent := filepath.Dir(out)
+	abs, err := filepath.Abs(out) // "." and "sub/.." have a parent and a name too
+	if err != nil {
+		return err
+	}
+	parent := filepath.Dir(abs)
 	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return err
 	}
-	work, err := safefs.NewWorkDir(parent, filepath.Base(out))
+	work, err := safefs.NewWorkDir(parent, filepath.Base(abs))
 	if err != nil {
 		return fmt.Errorf("--out %s: %w", out, err)
 	}
@@ -39,7 +42,7 @@ func (o *Outcome) PublishOutputs(out string) error {
 		return fmt.Errorf("--out %s: %w", out, err)
 	}
 	safefs.SyncDir(stage)
-	if err := safefs.ReplaceDir(stage, out, filepath.Join(work.Path, "old")); err != nil {
+	if err := safefs.ReplaceDir(stage, abs, filepath.Join(work.Path, "old")); err != nil {
 		return fmt.Errorf("--out %s: %w", out, err)
 	}
 	safefs.SyncDir(parent)
@@ -50,7 +53,8 @@ func (o *Outcome) PublishOutputs(out string) error {
 // it: out must not exist, or be an empty directory, or be a previous run's output — a directory
 // holding a summary.json with provenance and nothing but the files a run writes (*.parquet,
 // *.json, *.yaml; no subdirectories). Anything else (a sweep's output, a directory with other
-// files) is refused rather than deleted.
+// files) is refused rather than deleted, and so is the working directory or one holding it
+// (replacing it would leave the shell in a deleted directory).
 func CheckOutDir(out string) error {
 	st, err := os.Stat(out)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -58,6 +62,11 @@ func CheckOutDir(out string) error {
 	}
 	if err != nil {
 		return fmt.Errorf("--out %s: %w", out, err)
+	}
+	if wd, err := os.Getwd(); err == nil {
+		if abs, err := filepath.Abs(out); err == nil && (abs == wd || strings.HasPrefix(wd, abs+string(filepath.Separator))) {
+			return configErr("--out %s: the working directory (or one holding it) cannot be replaced as a whole; name a directory below it, e.g. --out run", out)
+		}
 	}
 	refuse := func(why string) error {
 		return configErr("--out %s: %s; schedlab replaces only an empty directory or a previous run's output (run --out); choose another directory or remove it", out, why)

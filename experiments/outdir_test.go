@@ -95,6 +95,19 @@ func TestPublishOutputs(t *testing.T) {
 		}
 		return nil
 	})
+	// The working directory (--out .) and its parents are refused: replacing one would leave the
+	// shell in a deleted directory.
+	here := filepath.Join(t.TempDir(), "here")
+	os.MkdirAll(filepath.Join(here, "sub"), 0o755)
+	t.Chdir(filepath.Join(here, "sub"))
+	for _, dir := range []string{".", "..", filepath.Join(here, "sub")} {
+		if err := o.PublishOutputs(dir); !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), "working directory") {
+			t.Errorf("--out %s: %v", dir, err)
+		}
+	}
+	if err := o.PublishOutputs("run"); err != nil {
+		t.Errorf("--out run below the working directory: %v", err)
+	}
 	// A directory that is not a run's is left alone.
 	os.WriteFile(filepath.Join(out, "notes.txt"), []byte("mine"), 0o644)
 	if err := o.PublishOutputs(out); !errors.Is(err, ErrConfig) {

@@ -42,7 +42,7 @@ whatever the policy reports of its own (bpf and nbpf: DIR/admissions.json). DIR 
 or not at all: the files are written into a work directory beside it and renamed into place, and
 what a killed run leaves there is removed by the next run into the same parent directory. An
 existing DIR is replaced as a whole if it is empty or a previous run's output, and refused
-otherwise.`,
+otherwise (so is the working directory: name one below it).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			v := experiments.NewViper()
