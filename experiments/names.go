@@ -137,7 +137,7 @@ func (n Names) MetricParts(m string) (quantity, unit string) {
 var leafNames = map[string]string{
 	"jobs": "jobs", "completed": "completed jobs", "unfinished": "unfinished jobs",
 	"avg_jct_s": "avg JCT", "p50_jct_s": "median JCT", "p95_jct_s": "p95 JCT", "p99_jct_s": "p99 JCT",
-	"jct_s": "JCT", "makespan_s": "makespan", "slo_jobs": "SLO jobs", "slo_miss_rate": "SLO miss rate",
+	"jct_s": "JCT", "avg_run_s": "avg running time", "makespan_s": "makespan", "slo_jobs": "SLO jobs", "slo_miss_rate": "SLO miss rate",
 	"be_goodput_task_hours": "BE goodput", "be_mean_latency_s": "BE mean latency",
 	"utility_jobs": "utility jobs", "min_utility": "min utility", "sum_utility": "sum utility",
 	"missed_targets": "missed targets", "delta_s": "Δ", "target_s": "target", "work_s": "work",

@@ -28,6 +28,7 @@ func TestNames(t *testing.T) {
 		{"key", "seed", "seed"},
 		{"metric", "avg_jct_s", "avg JCT (s)"},
 		{"metric", "p95_jct_s", "p95 JCT (s)"},
+		{"metric", "by_queue.batch2.avg_run_s", "TQ-2 avg running time (s)"},
 		{"metric", "by_queue.bursty0.avg_jct_s", "LQ-0 avg JCT (s)"},
 		{"metric", "by_queue.bursty1.avg_jct_s", "LQ-1 JCT (s)"},
 		{"metric", "by_class.lq.avg_jct_s", "lq avg JCT (s)"},

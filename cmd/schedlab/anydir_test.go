@@ -11,34 +11,36 @@ import (
 	"github.com/schedlab/schedlab/internal/testutil"
 )
 
-// dataLink makes a shared data folder that holds the real one's tpc-dags (a symbolic link), at a
-// place nothing but $SCHEDLAB_SHARED_DATA points to; it skips without the shared data.
+// dataLink makes a shared data folder that holds the real one's tpc-dags and decima-tpch
+// (symbolic links), at a place nothing but $SCHEDLAB_SHARED_DATA points to; it skips without the
+// shared data.
 func dataLink(t *testing.T) string {
 	t.Helper()
-	tpc := testutil.SharedData(t, "tpc-dags")
-	abs, err := filepath.Abs(tpc)
-	if err != nil {
-		t.Fatal(err)
-	}
 	dir := t.TempDir()
-	if err := os.Symlink(abs, filepath.Join(dir, "tpc-dags")); err != nil {
-		t.Fatal(err)
+	for _, set := range []string{"tpc-dags", "decima-tpch"} {
+		abs, err := filepath.Abs(testutil.SharedData(t, set))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(abs, filepath.Join(dir, set)); err != nil {
+			t.Fatal(err)
+		}
 	}
 	return dir
 }
 
 // TestReproduceFromAnyDirectory runs one reproduction of each paper that reads data from a
-// directory outside the repository: bpf-fig5 reads BigBench queries from the shared data folder
-// given by $SCHEDLAB_SHARED_DATA, bpf-fig9 a scenario file and jv-fig12 a slice of the Google
-// trace compiled into schedlab. (Before, each failed with "open ../shared/data/…" or "open
-// policies/bpf/testdata/…" outside the repository root.)
+// directory outside the repository: bpf-fig5 reads BigBench queries and decima-fair Decima's
+// TPC-H profiles from the shared data folder given by $SCHEDLAB_SHARED_DATA, bpf-fig9 a scenario
+// file and jv-fig12 a slice of the Google trace compiled into schedlab. (Before, each failed with
+// "open ../shared/data/…" or "open policies/bpf/testdata/…" outside the repository root.)
 func TestReproduceFromAnyDirectory(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs three reproductions")
 	}
 	t.Setenv(datapath.Env, dataLink(t))
 	t.Chdir(t.TempDir())
-	_, errOut, code := runCLI(t, "reproduce", "bpf-fig5", "bpf-fig9", "jv-fig12", "--label", "quick", "--out", "r", "--parallel", "2")
+	_, errOut, code := runCLI(t, "reproduce", "bpf-fig5", "bpf-fig9", "decima-fair", "jv-fig12", "--label", "quick", "--out", "r", "--parallel", "2")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
@@ -46,7 +48,7 @@ func TestReproduceFromAnyDirectory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"bpf/fig5", "bpf/fig9", "jv-fig12", "experiments/jvu/testdata/google2011"} {
+	for _, want := range []string{"bpf/fig5", "bpf/fig9", "decima/fair", "jv-fig12", "experiments/jvu/testdata/google2011"} {
 		if !strings.Contains(string(report), want) {
 			t.Errorf("report.md lacks %q", want)
 		}
@@ -73,7 +75,7 @@ func TestMissingDataSetIsOneLine(t *testing.T) {
 		_, errOut, code := runCLI(t, args...)
 		lines := strings.Split(strings.TrimSpace(errOut), "\n")
 		last := lines[len(lines)-1]
-		if code != 1 || !strings.Contains(last, "tpc-dags/workload/queries_bb.txt") || !strings.Contains(last, empty) ||
+		if code != 1 || !strings.Contains(last, "tpc-dags/workload/queries_bb") || !strings.Contains(last, empty) ||
 			!strings.Contains(last, "set SCHEDLAB_SHARED_DATA=DIR or pass --data DIR, where DIR holds tpc-dags/") {
 			t.Errorf("%s: exit %d, stderr %q; want exit 1 and one line naming the data set, %s and the fix", strings.Join(args, " "), code, errOut, empty)
 		}

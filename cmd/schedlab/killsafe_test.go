@@ -116,11 +116,11 @@ func TestTraceImportSurvivesKill(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "g.parquet")
 	ref := filepath.Join(t.TempDir(), "g.parquet")
-	if _, errOut, code := runCLI(t, "trace", "import", "google2011", "--src", googleFixture, "--out", ref); code != 0 {
+	if _, errOut, code := runCLI(t, "trace", "import", "google2011", "--level", "job", "--src", googleFixture, "--out", ref); code != 0 {
 		t.Fatal(errOut)
 	}
 	want := readFile(t, ref)
-	killTest(t, dir, []string{"trace", "import", "google2011", "--src", googleFixture, "--out", out}, 16, func(t *testing.T, i int) {
+	killTest(t, dir, []string{"trace", "import", "google2011", "--level", "job", "--src", googleFixture, "--out", out}, 16, func(t *testing.T, i int) {
 		if b, err := os.ReadFile(out); err == nil && !bytes.Equal(b, want) {
 			t.Fatalf("kill %d: %s is not a whole import", i, out)
 		}
@@ -141,7 +141,7 @@ func TestOutputsOnFullDisk(t *testing.T) {
 		t.Fatal(errOut)
 	}
 	refImport := filepath.Join(t.TempDir(), "g.parquet")
-	if _, errOut, code := runCLI(t, "trace", "import", "google2011", "--src", googleFixture, "--out", refImport); code != 0 {
+	if _, errOut, code := runCLI(t, "trace", "import", "google2011", "--level", "job", "--src", googleFixture, "--out", refImport); code != 0 {
 		t.Fatal(errOut)
 	}
 	for _, tc := range []struct {
@@ -157,7 +157,7 @@ func TestOutputsOnFullDisk(t *testing.T) {
 		{"run-over-previous", []int{48, 56, 64, 72}, true, func(d string) []string { return []string{"run", "--out", filepath.Join(d, "out"), "-q"} }, "out", refRun},
 		// the import writes about 100 KiB, through sort runs of the same size
 		{"trace-import", []int{4, 32, 64, 96}, false, func(d string) []string {
-			return []string{"trace", "import", "google2011", "--src", googleFixture, "--out", filepath.Join(d, "g.parquet")}
+			return []string{"trace", "import", "google2011", "--level", "job", "--src", googleFixture, "--out", filepath.Join(d, "g.parquet")}
 		}, "g.parquet", refImport},
 	} {
 		for _, kib := range tc.kib {

@@ -27,7 +27,7 @@ func TestOutputsFollowTheUmask(t *testing.T) {
 			{"run", "--out", filepath.Join(root, "run"), "--policy", "bpf", "-q"},
 			{"sweep", tinySpec, "--label", "quick", "--set", tinyWorkload, "--out", filepath.Join(root, "sweep"), "--parallel", "2"},
 			{"reproduce", tinySpec, "--label", "quick", "--set", tinyWorkload, "--out", filepath.Join(root, "reproduce"), "--parallel", "2"},
-			{"trace", "import", "google2011", "--src", googleFixture, "--out", filepath.Join(root, "g.parquet")},
+			{"trace", "import", "google2011", "--level", "job", "--src", googleFixture, "--out", filepath.Join(root, "g.parquet")},
 			{"predict", "--trace", googleFixture, "--out", filepath.Join(root, "predict")},
 		} {
 			if out, errOut, code := runCLI(t, args...); code != 0 {
