@@ -15,13 +15,16 @@ all: build
 setup: deps highs chromium slurm
 
 deps:
+	@echo "==> setup: Go modules (go mod download)"
 	$(GO) mod download
 
 highs: deps
+	@echo "==> setup: the HiGHS WebAssembly solver"
 	$(GO) run ./cmd/schedlab solver install
 
 # Chromium renders the HTML report in a test (headless). Installed from Debian's packages.
 chromium:
+	@echo "==> setup: Chromium for the HTML-report test"
 	@command -v chromium >/dev/null 2>&1 || { \
 	  echo "installing Debian chromium for the report test"; \
 	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq chromium >/dev/null; }
@@ -29,6 +32,7 @@ chromium:
 # Slurm (slurmctld, slurmd, sbatch) and munge for the Slurm test, which starts its own one-node
 # cluster (cmd/schedlab/slurm_test.go). Debian's packages; nothing is done when they are installed.
 slurm:
+	@echo "==> setup: Slurm and munge for the Slurm test"
 	@dpkg -s slurm-wlm munge >/dev/null 2>&1 || { \
 	  echo "installing Debian slurm-wlm and munge for the Slurm test"; \
 	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq slurm-wlm munge >/dev/null; }
@@ -42,10 +46,14 @@ demo: build highs
 	./$(BIN) run --policy drf
 
 # Unit, scenario, golden, fuzz-corpus and determinism tests, with engine invariant checks and the
-# race detector.
+# race detector. internal/testprogress prints each package as it finishes and, every minute, the
+# packages still running (go test alone prints in package order, so the slowest first package
+# hid all the others).
 test: setup
+	@echo "==> test: go vet"
 	$(GO) vet $(PKGS)
-	$(GO) test -race -tags invariants -timeout 20m $(PKGS)
+	@echo "==> test: go test -race -tags invariants (a line per package as it finishes; a status line each minute)"
+	bash -o pipefail -c '$(GO) test -race -tags invariants -timeout 20m -json $(PKGS) | $(GO) run ./internal/testprogress'
 
 test-short: deps
 	$(GO) test -short $(PKGS)

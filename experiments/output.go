@@ -16,6 +16,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 	"go.yaml.in/yaml/v3"
 
+	"github.com/schedlab/schedlab/internal/safefs"
 	"github.com/schedlab/schedlab/replay"
 	"github.com/schedlab/schedlab/traces"
 )
@@ -100,11 +101,11 @@ func (o *Outcome) WriteOutputs(dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	if err := atomicWrite(filepath.Join(dir, JobsFile), func(f *os.File) error { return WriteJobs(f, o.Result.Jobs) }); err != nil {
+	if err := atomicWrite(filepath.Join(dir, JobsFile), func(f io.Writer) error { return WriteJobs(f, o.Result.Jobs) }); err != nil {
 		return err
 	}
 	if o.Result.UsageWindow > 0 && o.Result.Usage != nil {
-		if err := atomicWrite(filepath.Join(dir, UsageFile), func(f *os.File) error { return WriteUsage(f, o.Result) }); err != nil {
+		if err := atomicWrite(filepath.Join(dir, UsageFile), func(f io.Writer) error { return WriteUsage(f, o.Result) }); err != nil {
 			return err
 		}
 	}
@@ -116,14 +117,14 @@ func (o *Outcome) WriteOutputs(dir string) error {
 		metrics.Policy = o.Report.Metrics
 	}
 	doc := SummaryDoc{Metrics: metrics, Waits: o.Waits, Engine: o.Engine, Provenance: o.Provenance()}
-	if err := atomicWrite(filepath.Join(dir, SummaryFile), func(f *os.File) error {
+	if err := atomicWrite(filepath.Join(dir, SummaryFile), func(f io.Writer) error {
 		enc := json.NewEncoder(f)
 		enc.SetIndent("", "  ")
 		return enc.Encode(doc)
 	}); err != nil {
 		return err
 	}
-	return atomicWrite(filepath.Join(dir, ConfigFile), func(f *os.File) error {
+	return atomicWrite(filepath.Join(dir, ConfigFile), func(f io.Writer) error {
 		fmt.Fprintf(f, "# schedlab %s resolved configuration; rerun with: schedlab run --config %s\n", Version, ConfigFile)
 		enc := yaml.NewEncoder(f)
 		enc.SetIndent(2)
@@ -252,4 +253,13 @@ func appendOpt(b *array.Float64Builder, ok bool, v float64) {
 	} else {
 		b.AppendNull()
 	}
+}
+
+// atomicWrite writes path through a temporary file in its directory and a rename
+// (safefs.WriteFile), so a reader never sees a half-written file and a killed process leaves
+// either the old file or the new one; a panic of the writing library is an error. It does not
+// fsync: a run's files are published by the rename of their whole directory (PublishOutputs, a
+// sweep's cell), whose fsync carries the durability they need.
+func atomicWrite(path string, write func(f io.Writer) error) error {
+	return safefs.WriteFile(path, write, safefs.NoSync)
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -173,12 +172,12 @@ func policyReport(p policies.Policy, dims []string) (*policies.Report, error) {
 func writePolicyReport(dir string, rep *policies.Report) error {
 	for i := range rep.Tables {
 		t := &rep.Tables[i]
-		if err := atomicWrite(filepath.Join(dir, t.Name+".parquet"), func(f *os.File) error { return writeReportTable(f, t) }); err != nil {
+		if err := atomicWrite(filepath.Join(dir, t.Name+".parquet"), func(f io.Writer) error { return writeReportTable(f, t) }); err != nil {
 			return err
 		}
 	}
 	for _, d := range rep.Docs {
-		if err := atomicWrite(filepath.Join(dir, d.Name+".json"), func(f *os.File) error {
+		if err := atomicWrite(filepath.Join(dir, d.Name+".json"), func(f io.Writer) error {
 			enc := json.NewEncoder(f)
 			enc.SetIndent("", "  ")
 			return enc.Encode(d.Value)

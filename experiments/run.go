@@ -2,8 +2,6 @@ package experiments
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -134,35 +132,4 @@ func RunHashed(c Config, w *traces.Workload, hash string) (*Outcome, error) {
 		o.Engine.EventsPerSecond = float64(res.Stats.Events) / wall
 	}
 	return o, nil
-}
-
-// atomicWrite writes data to path via a temporary file in the same directory and a rename, so a
-// reader never sees a half-written file and a killed process leaves either the old file or the
-// new one. It does not fsync: the guarantee is against crashes of schedlab, not of the machine
-// (a sweep cell's marker file, written last by the sweep, carries the durability it needs).
-func atomicWrite(path string, write func(f *os.File) error) error {
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	ok := false
-	defer func() {
-		if !ok {
-			f.Close()
-			os.Remove(tmp)
-		}
-	}()
-	if err := write(f); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return err
-	}
-	ok = true
-	return nil
 }

@@ -39,6 +39,11 @@ import (
 //	    set: {engine.horizon_s: 600}  # overrides base keys
 //	    axes: {workload.machines: [25]}  # replaces an axis's values
 //	  paper: {}
+//	names:                          # human names in figures and tables (optional; see Names)
+//	  policy.name: Policy           # an axis key: column header, x label
+//	  srpt: SRPT                    # an axis value, queue or class
+//	  bursty*: LQ-*                 # * matches any text and fills the name's *
+//	  by_queue.batch0.avg_jct_s: TQ-0 JCT (s)   # a whole metric
 //	figures:
 //	  - id: avg-jct
 //	    kind: bars                  # line|bars|box|cdf|ccdf|stacked|scatter|table
@@ -85,9 +90,16 @@ type Spec struct {
 	Labels map[string]Label
 	// Figures are the figures and tables to draw.
 	Figures []Figure
+	// Names are the human names figures and tables show for axis keys and values, queues,
+	// classes and metrics: the spec's names block over its directory's NamesFile.
+	Names Names
 	// Label is the label applied by WithLabel ("" for the spec as written).
 	Label string
 }
+
+// NamesFile holds names (a names block alone) that apply to every spec of its directory, under
+// each spec's own: experiments/<paper>/_names.yaml.
+const NamesFile = "_names.yaml"
 
 // Pos is a position in a spec file.
 type Pos struct {

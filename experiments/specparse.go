@@ -25,6 +25,18 @@ func parseSpec(fsys fs.FS, name, display, id string) (*Spec, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The paper directory's names (NamesFile) apply under the spec's own.
+	if nf := path.Join(path.Dir(name), NamesFile); nf != name {
+		if _, err := fs.Stat(fsys, nf); err == nil {
+			nroot, err := p.load(nf, nil)
+			if err != nil {
+				return nil, err
+			}
+			if _, _, ok := p.fields(nroot, NamesFile, []string{"names"}, "names"); ok {
+				mergeInto(root, nroot)
+			}
+		}
+	}
 	s := &Spec{ID: id, File: display + name}
 	p.spec(s, root)
 	if len(p.errs) > 0 {
@@ -369,7 +381,7 @@ func (p *specParser) configBlock(n *yaml.Node, what string) map[string]any {
 var idRE = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]*$`)
 
 func (p *specParser) spec(s *Spec, root *yaml.Node) {
-	top := []string{"title", "description", "base", "axes", "seeds", "labels", "figures"}
+	top := []string{"title", "description", "base", "axes", "seeds", "labels", "figures", "names"}
 	f, _, ok := p.fields(root, "spec", top, "axes", "seeds", "labels")
 	if !ok {
 		return
@@ -386,6 +398,36 @@ func (p *specParser) spec(s *Spec, root *yaml.Node) {
 	if f["figures"] != nil {
 		p.figures(s, f["figures"])
 	}
+	if f["names"] != nil {
+		s.Names = p.names(f["names"])
+	}
+}
+
+// names reads a names block: a mapping of internal names (at most one * each) to human names.
+func (p *specParser) names(n *yaml.Node) Names {
+	if n.Kind != yaml.MappingNode {
+		p.errf(n, "names: want a mapping of names to human names (policy.name: Policy, bursty*: LQ-*)")
+		return nil
+	}
+	out := Names{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], deref(n.Content[i+1])
+		name := p.str(v, "names."+k.Value)
+		switch {
+		case k.Value == "" || strings.Count(k.Value, "*") > 1:
+			p.errf(k, "names: bad name %q (one * at most, matching any text)", k.Value)
+		case strings.TrimSpace(name) == "":
+			p.errf(v, "names.%s: empty human name", k.Value)
+		case strings.Count(name, "*") > 0 && !strings.Contains(k.Value, "*"):
+			p.errf(v, "names.%s: %q has a * but the name it gives has none to fill it", k.Value, name)
+		default:
+			if _, dup := out[k.Value]; dup {
+				p.errf(k, "names: %q named twice", k.Value)
+			}
+			out[k.Value] = name
+		}
+	}
+	return out
 }
 
 func (p *specParser) axis(n *yaml.Node, what string, seen map[string]bool, zipped bool) (Axis, bool) {

@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cast"
 	"github.com/spf13/viper"
 
+	"github.com/schedlab/schedlab/internal/datapath"
 	"github.com/schedlab/schedlab/traces"
 	wbuiltin "github.com/schedlab/schedlab/traces/builtin"
 	"github.com/schedlab/schedlab/traces/canonical"
@@ -179,6 +180,12 @@ func generatorOptions(name string, values map[string]any, load bool) (any, error
 		path, _ = cast.ToStringE(values["dir"])
 	}
 	if load {
+		// Input files are found from any directory: data:…, ../shared/data/… and repository
+		// fixtures (datapath.Resolve).
+		var err error
+		if path, err = datapath.Resolve(path); err != nil {
+			return nil, err
+		}
 		switch name {
 		case "bpf":
 			if path == "" {
@@ -282,23 +289,32 @@ func LoadWorkload(c WorkloadConfig) (*traces.Workload, error) {
 	}
 	var w *traces.Workload
 	var err error
+	file := c.Name // a file found from any directory (datapath.Resolve)
+	if c.Generator == "" && !wbuiltin.Has(c.Name) {
+		if file, err = datapath.Resolve(c.Name); err != nil {
+			return nil, err
+		}
+	}
 	switch {
 	case c.Generator != "":
 		w, err = generateWorkload(c, settings.Generator)
 	case wbuiltin.Has(c.Name):
 		w, err = wbuiltin.Load(c.Name)
-	case strings.HasSuffix(c.Name, ".parquet") || strings.HasSuffix(c.Name, ".arrow"):
-		w, err = canonical.Read(c.Name)
-	case strings.HasSuffix(c.Name, ".txt"):
-		w, err = tpcdag.ReadFile(c.Name, tpcdag.Options{})
+	case strings.HasSuffix(file, ".parquet") || strings.HasSuffix(file, ".arrow"):
+		w, err = canonical.Read(file)
+	case strings.HasSuffix(file, ".txt"):
+		w, err = tpcdag.ReadFile(file, tpcdag.Options{})
 	default:
-		if _, statErr := os.Stat(c.Name); statErr != nil {
+		if _, statErr := os.Stat(file); statErr != nil {
 			return nil, configErr("workload.name: %q is neither an embedded workload (%s) nor a readable file", c.Name, strings.Join(wbuiltin.Names(), ", "))
 		}
 		return nil, configErr("workload.name: %q: unknown file type (want .parquet or .arrow from `schedlab trace import`, or a .txt stage-DAG file)", c.Name)
 	}
 	if err != nil {
 		return nil, err
+	}
+	if file != c.Name && w.Source == file {
+		w.Source = c.Name // as configured, not where this machine keeps it
 	}
 	if c.Machines > 0 {
 		if err := c.Limits.checkMachines(c.Machines); err != nil {

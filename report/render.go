@@ -5,7 +5,6 @@ import (
 	"image/color"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -16,6 +15,8 @@ import (
 	"gonum.org/v1/plot/vg/vgimg"
 	"gonum.org/v1/plot/vg/vgpdf"
 	"gonum.org/v1/plot/vg/vgsvg"
+
+	"github.com/schedlab/schedlab/internal/safefs"
 )
 
 // DefaultFormats are the formats Save writes when given none.
@@ -398,36 +399,10 @@ func segmentHitsRect(x0, y0, x1, y1, rx0, ry0, rx1, ry1 float64) bool {
 }
 
 // writeFileAtomic writes path by calling write on a temporary file in the
-// same directory and renaming it over path once complete. On any error the
-// temporary file is removed and path is left untouched.
-func writeFileAtomic(path string, write func(io.Writer) error) (err error) {
-	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	tmp, err := os.CreateTemp(dir, "."+base+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("report: %w", err)
-	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	if err = write(tmp); err != nil {
-		return fmt.Errorf("report: writing %s: %w", path, err)
-	}
-	if err = tmp.Sync(); err != nil {
-		return fmt.Errorf("report: %w", err)
-	}
-	if err = tmp.Chmod(0o644); err != nil {
-		return fmt.Errorf("report: %w", err)
-	}
-	if err = tmp.Close(); err != nil {
-		return fmt.Errorf("report: %w", err)
-	}
-	if err = os.Rename(tmp.Name(), path); err != nil {
+// same directory and renaming it over path once complete (safefs.WriteFile).
+// On any error the temporary file is removed and path is left untouched.
+func writeFileAtomic(path string, write func(io.Writer) error) error {
+	if err := safefs.WriteFile(path, write); err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
 	return nil

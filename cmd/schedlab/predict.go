@@ -41,6 +41,9 @@ pair, its normalized RMSE, relative error) and DIR/summary.json, each atomically
 			if len(traces) == 0 {
 				return usageError{errors.New("--trace is required")}
 			}
+			if err := resolveData(traces, nil); err != nil {
+				return err
+			}
 			o := jvu.PredictOptions{
 				Trace: traces, Predictor: predictor, Seed: seed, OutDir: out,
 				Opts: predict.Options{
@@ -71,7 +74,7 @@ pair, its normalized RMSE, relative error) and DIR/summary.json, each atomically
 		},
 	}
 	f := cmd.Flags()
-	f.StringSliceVar(&traces, "trace", nil, "Google 2011 trace: root directory, table directory or part files (repeatable)")
+	f.StringSliceVar(&traces, "trace", nil, "Google 2011 trace: root directory, table directory or part files (repeatable); data:google2011 in the shared data folder")
 	f.StringVar(&predictor, "predictor", predict.JVuName, "predictor: jvupredict, oracle or noisy")
 	f.StringVar(&features, "features", "", "JVuPredict primary features, comma separated (default job,ljob,user)")
 	f.StringVar(&estimators, "estimators", "", "JVuPredict estimators, comma separated (default average,median,rolling,recent)")
@@ -82,5 +85,6 @@ pair, its normalized RMSE, relative error) and DIR/summary.json, each atomically
 	f.Float64Var(&noiseSigma, "noise-sigma", 0, "noisy predictor: standard deviation of the relative error in percent")
 	f.StringVar(&out, "out", "", "directory for predictions.parquet and summary.json")
 	f.BoolVarP(&quiet, "quiet", "q", false, "print nothing on success")
+	addDataFlag(cmd)
 	return cmd
 }

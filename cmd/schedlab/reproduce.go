@@ -51,12 +51,17 @@ ID, in the order given. --list shows them all; --all reproduces them all.
 The JamaisVu reproductions replay the Google 2011 trace through JVuPredict (see
 ` + "`schedlab predict`" + `) and write their figures and <id>.md pages under DIR/jvu/; --set does
 not apply to them. At --label quick they read the committed fixture
-experiments/jvu/testdata/google2011 (run inside the repository). At --label paper they read the
-month: --jv-trace DIR if given, else $SCHEDLAB_GOOGLE2011 or $SCHEDLAB_SHARED_DATA/google2011
-when set, else ../shared/data/google2011 next to the repository root. To get it:
+experiments/jvu/testdata/google2011 (compiled into schedlab). At --label paper they read the
+month: --jv-trace DIR if given, else $SCHEDLAB_GOOGLE2011 when set, else google2011/ in the
+shared data folder. To get it:
 
   schedlab trace fetch google2011 --dest DIR --tables job_events   # add task_events for jv-refine
-  schedlab reproduce jv --label paper --jv-trace DIR`,
+  schedlab reproduce jv --label paper --jv-trace DIR
+
+Reproductions run from any directory. Specs name the public traces they need as
+data:<path> or ../shared/data/<path>, found in the shared data folder: --data DIR, else
+$SCHEDLAB_SHARED_DATA, else ../shared/data beside the repository; the small scenario files and
+trace slices they need are compiled into schedlab.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			stdout := cmd.OutOrStdout()
 			if list {
@@ -76,6 +81,13 @@ when set, else ../shared/data/google2011 next to the repository root. To get it:
 			}
 			if len(args) == 0 {
 				return usageError{fmt.Errorf("name specs or jv reproductions to reproduce (see --list), or --all")}
+			}
+			if jvTrace != "" {
+				p := []string{jvTrace}
+				if err := resolveData(p, nil); err != nil {
+					return err
+				}
+				jvTrace = p[0]
 			}
 			targets, err := reproduce.Resolve(args)
 			if err != nil {
@@ -107,6 +119,7 @@ when set, else ../shared/data/google2011 next to the repository root. To get it:
 	f.IntVar(&parallel, "parallel", runtime.GOMAXPROCS(0), "number of cells run at once (at least 1)")
 	f.StringArrayVar(&sets, "set", nil, "override a base key of every spec, or keep one value of an axis (repeatable)")
 	f.DurationVar(&every, "progress-interval", 10*time.Second, "interval of progress lines when stdout is not a terminal")
+	addDataFlag(cmd)
 	return cmd
 }
 

@@ -38,7 +38,11 @@ embedded default workload (399 TPC-H DAGs on 25 machines) under FIFO.
 With --out DIR it writes DIR/jobs.parquet (per-job records), DIR/summary.json (metrics, engine
 counters, provenance), DIR/config.yaml (the resolved configuration; rerun it with --config),
 DIR/usage.parquet (per-queue resource usage per metrics.usage_window_s window, when enabled) and
-whatever the policy reports of its own (bpf and nbpf: DIR/admissions.json).`,
+whatever the policy reports of its own (bpf and nbpf: DIR/admissions.json). DIR appears complete
+or not at all: the files are written into a work directory beside it and renamed into place, and
+what a killed run leaves there is removed by the next run into the same parent directory. An
+existing DIR is replaced as a whole if it is empty or a previous run's output, and refused
+otherwise (so is the working directory: name one below it).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			v := experiments.NewViper()
@@ -70,6 +74,11 @@ whatever the policy reports of its own (bpf and nbpf: DIR/admissions.json).`,
 				}
 				cfg.DumpModels = dumpModels
 			}
+			if out != "" { // refuse a directory that is not a run's before the replay
+				if err := experiments.CheckOutDir(out); err != nil {
+					return err
+				}
+			}
 			o, err := experiments.Run(cfg)
 			if err != nil {
 				return err
@@ -78,7 +87,7 @@ whatever the policy reports of its own (bpf and nbpf: DIR/admissions.json).`,
 				fmt.Fprintln(cmd.ErrOrStderr(), "schedlab: warning: "+w)
 			}
 			if out != "" {
-				if err := o.WriteOutputs(out); err != nil {
+				if err := o.PublishOutputs(out); err != nil {
 					return err
 				}
 			}
@@ -96,10 +105,11 @@ whatever the policy reports of its own (bpf and nbpf: DIR/admissions.json).`,
 	f.StringVar(&policy, "policy", "", "scheduling policy (policy.name)")
 	f.StringVar(&workload, "workload", "", "embedded workload name or workload file (workload.name)")
 	f.Int64Var(&seed, "seed", 1, "experiment seed (seed)")
-	f.StringVar(&out, "out", "", "directory for jobs.parquet, summary.json and config.yaml")
+	f.StringVar(&out, "out", "", "directory for jobs.parquet, summary.json and config.yaml (created whole; replaces a previous run's)")
 	f.StringArrayVar(&sets, "set", nil, "override a configuration key: --set engine.cycle_s=5 (repeatable)")
 	f.BoolVarP(&quiet, "quiet", "q", false, "print nothing on success")
 	f.StringVar(&dumpModels, "dump-models", "", "directory into which solver-backed policies write every LP/MILP they solve (<name>-<seq>.lp)")
+	addDataFlag(cmd)
 	return cmd
 }
 

@@ -80,6 +80,7 @@ Job and gather Job using --image and the volume claim --claim).`,
 	f.StringVar(&fl.image, "image", "schedlab:"+experiments.Version, "container image for --emit k8s (build it with make image)")
 	f.StringVar(&fl.claim, "claim", "", "PersistentVolumeClaim holding --out for --emit k8s (default <job name>-results)")
 	f.DurationVar(&fl.every, "progress-interval", 10*time.Second, "interval of progress lines when stdout is not a terminal")
+	addDataFlag(cmd)
 	return cmd
 }
 

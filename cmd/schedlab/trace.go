@@ -19,6 +19,7 @@ import (
 	"github.com/schedlab/schedlab/traces"
 	"github.com/schedlab/schedlab/traces/alibaba2018"
 	"github.com/schedlab/schedlab/traces/borg2019"
+	wbuiltin "github.com/schedlab/schedlab/traces/builtin"
 	"github.com/schedlab/schedlab/traces/canonical"
 	"github.com/schedlab/schedlab/traces/decima"
 	"github.com/schedlab/schedlab/traces/fetch"
@@ -29,7 +30,7 @@ import (
 // importFormats are the trace formats `trace import` converts, with a one-line description.
 var importFormats = []struct{ name, desc string }{
 	{"google2011", "Google clusterdata-2011-2 job_events (+ task_events, machine_events): trace root, table directories or files"},
-	{"tpcdag", "Carbyne/BoPF stage-DAG text file (TPC-H, TPC-DS, BigBench)"},
+	{"tpcdag", "Carbyne/BoPF stage-DAG text file (TPC-H, TPC-DS, BigBench), or the embedded tpch-fb"},
 	{"decima", "Decima TPC-H JSON (one input size)"},
 	{"alibaba2018", "Alibaba cluster-trace-v2018 batch_task CSV"},
 }
@@ -109,6 +110,11 @@ temporary run files next to --out). Tables of the 2019 trace are refused with an
 			if _, err := canonical.FormatOf(out); err != nil {
 				return usageError{err}
 			}
+			// Sources are found from any directory: data:… and ../shared/data/… in the shared
+			// data folder, an embedded workload's name for tpcdag.
+			if err := resolveData(srcs, func(s string) bool { return format == "tpcdag" && wbuiltin.Has(s) }); err != nil {
+				return err
+			}
 			start := time.Now()
 			w := cmd.OutOrStdout()
 			if format == "google2011" {
@@ -139,7 +145,11 @@ temporary run files next to --out). Tables of the 2019 trace are refused with an
 			var err error
 			switch format {
 			case "tpcdag":
-				wl, err = tpcdag.ReadFile(srcs[0], tpcdag.Options{})
+				if wbuiltin.Has(srcs[0]) {
+					wl, err = wbuiltin.Load(srcs[0])
+				} else {
+					wl, err = tpcdag.ReadFile(srcs[0], tpcdag.Options{})
+				}
 			case "decima":
 				wl, err = decima.ReadFile(srcs[0], decima.Options{})
 			case "alibaba2018":
@@ -167,12 +177,13 @@ temporary run files next to --out). Tables of the 2019 trace are refused with an
 		},
 	}
 	f := cmd.Flags()
-	f.StringArrayVar(&srcs, "src", nil, "input file or directory (repeatable)")
+	f.StringArrayVar(&srcs, "src", nil, "input file or directory (repeatable); data:PATH for one in the shared data folder")
 	f.StringVar(&out, "out", "", "output file: *.parquet or *.arrow")
 	f.StringVar(&name, "name", "", "workload name (default: the format's)")
 	f.StringVar(&g.Level, "level", "", "google2011: task or job (default: task when task_events are given)")
 	f.StringVar(&g.Cluster, "cluster", google2011.ClusterAuto, "google2011: auto, machine_events or mix (the published machine mix)")
 	f.IntVar(&g.Machines, "machines", 0, "google2011: scale the machine mix to this many machines (default: the machines tasks ran on)")
+	addDataFlag(cmd)
 	return cmd
 }
 

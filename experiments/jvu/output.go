@@ -17,6 +17,8 @@ import (
 
 	"github.com/schedlab/schedlab/policies/predict"
 	"github.com/schedlab/schedlab/traces"
+
+	"github.com/schedlab/schedlab/internal/safefs"
 )
 
 // Output file names inside `schedlab predict --out DIR`.
@@ -181,32 +183,9 @@ func WriteOutputs(dir string, t *Trace, r *Result) error {
 }
 
 // atomicWrite writes path through a temporary file in the same directory that is renamed over
-// path only once complete and synced, so path never holds partial output.
-func atomicWrite(path string, write func(w io.Writer) error) (err error) {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("jvu: %w", err)
-	}
-	tmp := f.Name()
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(tmp)
-		}
-	}()
-	if err = write(f); err != nil {
-		return fmt.Errorf("jvu: writing %s: %w", path, err)
-	}
-	if err = f.Chmod(0o644); err != nil { // CreateTemp makes the file private
-		return fmt.Errorf("jvu: %w", err)
-	}
-	if err = f.Sync(); err != nil {
-		return fmt.Errorf("jvu: %w", err)
-	}
-	if err = f.Close(); err != nil {
-		return fmt.Errorf("jvu: %w", err)
-	}
-	if err = os.Rename(tmp, path); err != nil {
+// path only once complete and synced, so path never holds partial output (safefs.WriteFile).
+func atomicWrite(path string, write func(w io.Writer) error) error {
+	if err := safefs.WriteFile(path, write); err != nil {
 		return fmt.Errorf("jvu: %w", err)
 	}
 	return nil

@@ -48,19 +48,20 @@ func TestDistributionCurves(t *testing.T) {
 		}
 	}
 
-	// Without a legend, several metrics are named by their metric; one metric by the series.
+	// Without a legend, several metrics are named by their metrics' human names; one metric by
+	// the series.
 	fig = &experiments.Figure{ID: "plain", Kind: experiments.KindCDF, Y: []string{"job.jct_s", "avg_jct_s"}, Where: map[string][]string{"policy.name": {"drf"}}}
 	if b, err = d.build(fig); err != nil {
 		t.Fatal(err)
 	}
-	if got := []string{b.fig.Dists[0].Label, b.fig.Dists[1].Label}; !slices.Equal(got, []string{"jct_s [s]", "avg_jct_s [s]"}) {
+	if got := []string{b.fig.Dists[0].Label, b.fig.Dists[1].Label}; !slices.Equal(got, []string{"JCT (s)", "avg JCT (s)"}) {
 		t.Errorf("curves without a legend: %q", got)
 	}
 	fig = &experiments.Figure{ID: "one", Kind: experiments.KindCDF, Y: []string{"avg_jct_s"}, Series: "policy.name"}
 	if b, err = d.build(fig); err != nil {
 		t.Fatal(err)
 	}
-	if got := []string{b.fig.Dists[0].Label, b.fig.Dists[1].Label}; !slices.Equal(got, []string{"fifo", "drf"}) || b.fig.XLabel != "avg_jct_s [s]" {
+	if got := []string{b.fig.Dists[0].Label, b.fig.Dists[1].Label}; !slices.Equal(got, []string{"fifo", "drf"}) || b.fig.XLabel != "avg JCT [s]" {
 		t.Errorf("one metric: curves %q, x label %q", got, b.fig.XLabel)
 	}
 }

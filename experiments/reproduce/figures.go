@@ -307,36 +307,21 @@ func (d *data) pooled(fig *experiments.Figure, rows []sweep.Row) []string {
 	return out
 }
 
-// unit guesses a metric's unit from its name.
-func unit(metric string) string {
-	switch {
-	case strings.HasSuffix(metric, "_ms"):
-		return "ms"
-	case strings.HasSuffix(metric, "_s"):
-		return "s"
-	case strings.HasSuffix(metric, "_task_hours"):
-		return "task-h"
-	}
-	return ""
+// axisLabel labels an axis with a metric's human name and unit ("avg JCT [s]"; the spec's
+// names may rename it).
+func (d *data) axisLabel(metric string) string {
+	return report.Label(d.spec.Names.MetricParts(metric))
 }
 
-func metricLabel(metric string) string {
-	m := strings.TrimPrefix(metric, experiments.JobMetricPrefix)
-	if rest, ok := strings.CutPrefix(m, TableMetricPrefix); ok {
-		_, m, _ = strings.Cut(rest, ".")
-	}
-	return report.Label(m, unit(metric))
-}
-
-// seriesLabel names a series value: the value itself for strings, key=value for numbers.
+// seriesLabel names a series value: the value's human name for strings, key=value for numbers.
 func (d *data) seriesLabel(key, v string) string {
 	if key == "" {
 		return ""
 	}
 	if i := d.t.AxisIndex(key); i >= 0 && d.t.Axes[i].Type == sweep.TypeString {
-		return v
+		return d.spec.Names.Value(v)
 	}
-	return key[strings.LastIndexByte(key, '.')+1:] + "=" + v
+	return d.spec.Names.Key(key) + "=" + v
 }
 
 // curveLabel names the curve of a cdf or ccdf figure for its i-th metric and series value s:
@@ -348,12 +333,12 @@ func (d *data) curveLabel(fig *experiments.Figure, i int, s string) string {
 	case len(fig.Legend) > i:
 		name = fig.Legend[i]
 	case len(fig.Y) > 1:
-		name = metricLabel(fig.Y[i])
+		name = d.spec.Names.Metric(fig.Y[i])
 	}
 	sl := d.seriesLabel(fig.Series, s)
 	switch {
 	case name == "" && sl == "":
-		return fig.Y[i]
+		return d.spec.Names.Metric(fig.Y[i])
 	case name == "":
 		return sl
 	case sl == "":
@@ -362,15 +347,15 @@ func (d *data) curveLabel(fig *experiments.Figure, i int, s string) string {
 	return name + ", " + sl
 }
 
-// distributionLabel is the x label of a cdf or ccdf figure: its metric's label, or "value"
+// distributionLabel is the x label of a cdf or ccdf figure: its metric's axis label, or "value"
 // with the unit the metrics share.
-func distributionLabel(ys []string) string {
+func (d *data) distributionLabel(ys []string) string {
 	if len(ys) == 1 {
-		return metricLabel(ys[0])
+		return d.axisLabel(ys[0])
 	}
-	u := unit(ys[0])
+	_, u := d.spec.Names.MetricParts(ys[0])
 	for _, y := range ys[1:] {
-		if unit(y) != u {
+		if _, uy := d.spec.Names.MetricParts(y); uy != u {
 			u = ""
 			break
 		}
@@ -411,11 +396,12 @@ func (d *data) build(fig *experiments.Figure) (*built, error) {
 	}
 	y := fig.Y[0]
 	xLabel, yLabel := fig.XLabel, fig.YLabel
+	names := d.spec.Names
 	if xLabel == "" {
-		xLabel = fig.X
+		xLabel = names.Key(fig.X)
 	}
 	if yLabel == "" {
-		yLabel = metricLabel(y)
+		yLabel = d.axisLabel(y)
 	}
 	errNoCells := func(parts ...string) error {
 		return fmt.Errorf("%w: %s: figure %s: no cells with %s", experiments.ErrConfig, fig.Pos, fig.ID, strings.Join(parts, ", "))
@@ -423,12 +409,16 @@ func (d *data) build(fig *experiments.Figure) (*built, error) {
 	switch fig.Kind {
 	case experiments.KindBars, experiments.KindBox:
 		cats := d.t.Distinct(rows, fig.X)
+		shown := make([]string, len(cats))
+		for i, c := range cats {
+			shown[i] = names.Value(c)
+		}
 		var groups []report.CategorySeries
 		for _, s := range series {
 			srows := d.rowsWhere(rows, fig.Series, s)
 			cs := report.CategorySeries{Label: d.seriesLabel(fig.Series, s)}
 			if cs.Label == "" {
-				cs.Label = strings.TrimPrefix(y, experiments.JobMetricPrefix)
+				cs.Label = names.Metric(y)
 			}
 			for _, c := range cats {
 				v, err := d.values(fig, d.rowsWhere(srows, fig.X, c), y)
@@ -443,9 +433,9 @@ func (d *data) build(fig *experiments.Figure) (*built, error) {
 			groups = append(groups, cs)
 		}
 		if fig.Kind == experiments.KindBars {
-			b.fig = report.NewBars(fig.ID, fig.Title, xLabel, yLabel, cats, groups...)
+			b.fig = report.NewBars(fig.ID, fig.Title, xLabel, yLabel, shown, groups...)
 		} else {
-			b.fig = report.NewBoxes(fig.ID, fig.Title, xLabel, yLabel, cats, groups...)
+			b.fig = report.NewBoxes(fig.ID, fig.Title, xLabel, yLabel, shown, groups...)
 		}
 	case experiments.KindLine:
 		var ls []report.Series
@@ -453,7 +443,7 @@ func (d *data) build(fig *experiments.Figure) (*built, error) {
 			srows := d.rowsWhere(rows, fig.Series, s)
 			se := report.Series{Label: d.seriesLabel(fig.Series, s)}
 			if se.Label == "" {
-				se.Label = y
+				se.Label = names.Metric(y)
 			}
 			for _, xv := range d.t.Distinct(srows, fig.X) {
 				x, err := strconv.ParseFloat(xv, 64)
@@ -493,7 +483,7 @@ func (d *data) build(fig *experiments.Figure) (*built, error) {
 		}
 		xl := fig.XLabel
 		if xl == "" {
-			xl = distributionLabel(fig.Y)
+			xl = d.distributionLabel(fig.Y)
 		}
 		yl := fig.YLabel
 		if fig.Kind == experiments.KindCDF {
@@ -527,7 +517,7 @@ func (d *data) build(fig *experiments.Figure) (*built, error) {
 			srows := d.rowsWhere(rows, fig.Series, s)
 			l := report.Layer{Label: d.seriesLabel(fig.Series, s)}
 			if l.Label == "" {
-				l.Label = y
+				l.Label = names.Metric(y)
 			}
 			for _, i := range order {
 				v, err := d.values(fig, d.rowsWhere(srows, fig.X, xs[i]), y)
@@ -549,7 +539,7 @@ func (d *data) build(fig *experiments.Figure) (*built, error) {
 			srows := d.rowsWhere(rows, fig.Series, s)
 			pt := report.Points{Label: d.seriesLabel(fig.Series, s)}
 			if pt.Label == "" {
-				pt.Label = y
+				pt.Label = names.Metric(y)
 			}
 			for i := range srows {
 				xv, ok := d.t.Value(&srows[i], fig.X)
@@ -567,19 +557,22 @@ func (d *data) build(fig *experiments.Figure) (*built, error) {
 			ps = append(ps, pt)
 		}
 		if fig.XLabel == "" {
-			xLabel = metricLabel(fig.X)
+			xLabel = d.axisLabel(fig.X)
 		}
 		b.fig = report.NewScatter(fig.ID, fig.Title, xLabel, yLabel, ps...)
 	case experiments.KindTable:
-		cols := []string{fig.X}
+		cols := []string{xLabel}
 		if fig.Series != "" {
-			cols = append(cols, fig.Series)
+			cols = append(cols, names.Key(fig.Series))
 		}
 		for _, m := range fig.Y {
-			cols = append(cols, metricLabel(m))
+			cols = append(cols, names.Metric(m))
 		}
 		t := report.NewTable(fig.ID, fig.Title, cols...)
-		t.Align = []report.Align{report.AlignLeft, report.AlignLeft}
+		t.Align = []report.Align{report.AlignLeft}
+		if fig.Series != "" {
+			t.Align = append(t.Align, report.AlignLeft)
+		}
 		for _, xv := range d.t.Distinct(rows, fig.X) {
 			xrows := d.rowsWhere(rows, fig.X, xv)
 			for _, s := range series {
@@ -587,9 +580,9 @@ func (d *data) build(fig *experiments.Figure) (*built, error) {
 				if len(srows) == 0 {
 					continue
 				}
-				cells := []string{xv}
+				cells := []string{names.Value(xv)}
 				if fig.Series != "" {
-					cells = append(cells, s)
+					cells = append(cells, names.Value(s))
 				}
 				for _, m := range fig.Y {
 					v, err := d.values(fig, srows, m)

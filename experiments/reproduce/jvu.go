@@ -1,7 +1,6 @@
 package reproduce
 
 import (
-	"bufio"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/schedlab/schedlab/experiments"
 	"github.com/schedlab/schedlab/experiments/jvu"
+	"github.com/schedlab/schedlab/internal/datapath"
 )
 
 // JVuGroup is the reproduce argument that stands for every JamaisVu predictor reproduction
@@ -21,8 +21,8 @@ const JVuGroup = "jv"
 const JVuDir = "jvu"
 
 // SharedDataEnv names the environment variable holding the shared trace folder (the one with
-// google2011/ in it); without it the folder is ../shared/data next to the repository root.
-const SharedDataEnv = "SCHEDLAB_SHARED_DATA"
+// google2011/ in it); see datapath.Dir for the whole rule.
+const SharedDataEnv = datapath.Env
 
 // Target is one reproduction: an experiment spec (a sweep) or, when JVu is set, a JamaisVu
 // predictor analysis of package jvu ("jv-fig12").
@@ -134,12 +134,12 @@ func (j *JVuReport) Page() string { return j.Dir + "/" + j.Artifact.ID + ".md" }
 // job_events/ (and optionally task_events/), as `schedlab trace fetch google2011 --dest DIR`
 // writes it, a job_events directory, or comma-separated part files.
 //
-// Otherwise label quick reads the committed fixture experiments/jvu/testdata/google2011, found
-// from the working directory inside the repository; label paper reads the month: from
-// $SCHEDLAB_GOOGLE2011 (a directory with job_events/) or $SCHEDLAB_SHARED_DATA/google2011 when
-// either is set, else from ../shared/data/google2011 next to the repository root or
-// jvu.DefaultPaperSrc. The error, which wraps jvu.ErrNoData, lists where it looked and how to
-// fetch the data.
+// Otherwise label quick reads the committed fixture experiments/jvu/testdata/google2011 (the
+// working directory's copy inside the repository, else the one compiled into schedlab); label
+// paper reads the month: from $SCHEDLAB_GOOGLE2011 (a directory with job_events/) when set, else
+// from google2011/ in the shared data folder (datapath.Dir: --data, $SCHEDLAB_SHARED_DATA, or
+// ../shared/data next to the repository root), else jvu.DefaultPaperSrc. The error, which wraps
+// jvu.ErrNoData, lists where it looked and how to fetch the data.
 func JVuSource(label, trace string) (string, error) {
 	if label != jvu.QuickLabel && label != jvu.PaperLabel {
 		return "", fmt.Errorf("%w: reproduce: the JamaisVu reproductions run at label %s or %s, not %q", experiments.ErrConfig, jvu.QuickLabel, jvu.PaperLabel, label)
@@ -152,31 +152,28 @@ func JVuSource(label, trace string) (string, error) {
 		}
 		return trace, nil
 	}
-	root, inRepo := repoRoot()
 	if label == jvu.QuickLabel {
 		rel := filepath.Join("experiments", "jvu", jvu.QuickSrc)
-		if inRepo {
-			p := filepath.Join(root, rel)
-			if _, err := os.Stat(filepath.Join(p, "job_events")); err == nil {
-				return p, nil
-			}
+		p, err := datapath.Resolve(rel)
+		if err != nil {
+			return "", fmt.Errorf("%w: %w", jvu.ErrNoData, err)
 		}
-		wd, _ := os.Getwd()
-		return "", fmt.Errorf("%w: the JamaisVu reproductions at label quick read the committed fixture %s, which is not under %s (not inside the schedlab repository?): run from the repository or pass --jv-trace DIR",
-			jvu.ErrNoData, rel, wd)
+		if _, err := os.Stat(filepath.Join(p, "job_events")); err != nil {
+			return "", fmt.Errorf("%w: the JamaisVu reproductions at label quick read the fixture %s, which is neither here nor compiled in: pass --jv-trace DIR", jvu.ErrNoData, rel)
+		}
+		return p, nil
 	}
 	var cands []string
 	if e := os.Getenv(jvu.PaperSrcEnv); e != "" {
 		cands = append(cands, e)
 	}
-	if e := os.Getenv(SharedDataEnv); e != "" {
-		cands = append(cands, filepath.Join(e, "google2011"))
-	}
 	if len(cands) == 0 {
-		if inRepo {
-			cands = append(cands, filepath.Join(filepath.Dir(root), "shared", "data", "google2011"))
+		dir, _ := datapath.Dir()
+		if dir != "" {
+			cands = append(cands, filepath.Join(dir, "google2011"))
 		}
-		if d := filepath.Clean(jvu.DefaultPaperSrc); !slices.Contains(cands, d) {
+		// The last resort, unless the data folder was given explicitly.
+		if d := filepath.Clean(jvu.DefaultPaperSrc); !slices.Contains(cands, d) && !datapath.Given() {
 			cands = append(cands, d)
 		}
 	}
@@ -194,54 +191,10 @@ func JVuSource(label, trace string) (string, error) {
 		jvu.ErrNoData, strings.Join(looked, ", "), jvu.PaperSrcEnv, SharedDataEnv)
 }
 
-// repoRoot finds the schedlab repository root: the working directory or its nearest parent
-// whose go.mod declares this module.
-func repoRoot() (string, bool) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", false
-	}
-	for {
-		if isSchedlabModule(filepath.Join(dir, "go.mod")) {
-			return dir, true
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", false
-		}
-		dir = parent
-	}
-}
-
-func isSchedlabModule(gomod string) bool {
-	f, err := os.Open(gomod)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if f := strings.Fields(sc.Text()); len(f) == 2 && f[0] == "module" {
-			return strings.Trim(f[1], `"`) == "github.com/schedlab/schedlab"
-		}
-	}
-	return false
-}
-
 // displayPath shows p relative to the repository root when it lies there or next to it (the
-// shared data), so reports do not depend on where the repository is checked out.
-func displayPath(p string) string {
-	root, ok := repoRoot()
-	abs, err := filepath.Abs(p)
-	if !ok || err != nil {
-		return p
-	}
-	rel, err := filepath.Rel(root, abs)
-	if err != nil || strings.HasPrefix(rel, filepath.Join("..", "..")) {
-		return p
-	}
-	return filepath.ToSlash(rel)
-}
+// shared data), and a compiled-in fixture as its repository path, so reports do not depend on
+// where the repository is checked out.
+func displayPath(p string) string { return datapath.Display(p) }
 
 // runJVu runs the JamaisVu reproductions ids on src (reading the trace once) and collects
 // their figures.

@@ -330,8 +330,9 @@ code, .check { font-family: ui-monospace, "Liberation Mono", monospace; font-siz
 figure { margin: 1.5rem 0; padding: 1rem; border: 1px solid #e3e3e3; border-radius: 6px; }
 figure img { display: block; max-width: 100%; height: auto; margin: .5rem auto; }
 figcaption { font-size: .92rem; color: #333; margin-top: .4rem; }
-table { border-collapse: collapse; margin: .8rem 0; font-size: .9rem; }
-th, td { border: 1px solid #d6d6d6; padding: .25rem .5rem; text-align: left; vertical-align: top; }
+table { border-collapse: collapse; margin: .8rem 0; font-size: .9rem; max-width: 100%; }
+th, td { border: 1px solid #d6d6d6; padding: .25rem .5rem; text-align: left; vertical-align: top; overflow-wrap: break-word; }
+.check, td code, table.results th { overflow-wrap: anywhere; }
 th { background: #f4f4f4; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; }
 .held { color: #0a6b2a; font-weight: 600; } .not-held { color: #b00020; font-weight: 600; } .not-significant { color: #8a5a00; font-weight: 600; } .error { color: #b00020; }

@@ -27,6 +27,8 @@ import (
 	"github.com/schedlab/schedlab/experiments/jvu"
 	"github.com/schedlab/schedlab/experiments/sweep"
 	"github.com/schedlab/schedlab/report"
+
+	"github.com/schedlab/schedlab/internal/safefs"
 )
 
 // Output names inside the reproduce directory.
@@ -377,35 +379,13 @@ func seedInvariant(t *sweep.Table) bool {
 	return false
 }
 
-// atomicWrite writes path through a temporary file and a rename.
+// atomicWrite writes path through a temporary file and a rename (safefs.WriteFile), creating its
+// directory.
 func atomicWrite(path string, write func(io.Writer) error) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	if err := write(f); err != nil {
-		f.Close()
-		os.Remove(tmp)
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		os.Remove(tmp)
-		return err
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	return nil
+	return safefs.WriteFile(path, write)
 }
 
 // dataURI returns a base64 data URI.

@@ -534,6 +534,7 @@ window.addEventListener("load", function () {
     imgs[i].removeAttribute("src");
   }
   document.body.setAttribute("data-images", String(imgs.length));
+  document.body.setAttribute("data-checked", "yes");
   document.body.setAttribute("data-tables", String(document.querySelectorAll("table.paper-vs-ours").length) + "/" + String(document.querySelectorAll("table.results").length));
 });
 </script>
@@ -543,6 +544,12 @@ window.addEventListener("load", function () {
 // DOM after the load event. Without Chromium it fails under CI=true and skips otherwise.
 func renderInChromium(t *testing.T, page []byte) []byte {
 	t.Helper()
+	return renderWithScript(t, page, checkScript, "--window-size=1280,1000")
+}
+
+// renderWithScript is renderInChromium with another script and more Chromium flags.
+func renderWithScript(t *testing.T, page []byte, script string, flags ...string) []byte {
+	t.Helper()
 	bin := chromium()
 	if bin == "" {
 		if os.Getenv("CI") == "true" {
@@ -550,7 +557,7 @@ func renderInChromium(t *testing.T, page []byte) []byte {
 		}
 		t.Skip("chromium not found (make setup installs it); skipping the browser check of index.html")
 	}
-	checked := bytes.Replace(page, []byte("</body>"), []byte(checkScript+"</body>"), 1)
+	checked := bytes.Replace(page, []byte("</body>"), []byte(script+"</body>"), 1)
 	tmp := t.TempDir()
 	pagePath := filepath.Join(tmp, "check.html")
 	if err := os.WriteFile(pagePath, checked, 0o644); err != nil {
@@ -558,17 +565,17 @@ func renderInChromium(t *testing.T, page []byte) []byte {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, "--headless", "--no-sandbox", "--user-data-dir="+filepath.Join(tmp, "profile"),
+	args := append([]string{"--headless", "--no-sandbox", "--user-data-dir=" + filepath.Join(tmp, "profile"),
 		"--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync",
-		"--no-first-run", "--disable-quic", "--disable-dev-shm-usage", "--virtual-time-budget=5000",
-		"--dump-dom", "file://"+pagePath)
+		"--no-first-run", "--disable-quic", "--disable-dev-shm-usage", "--virtual-time-budget=5000"}, flags...)
+	cmd := exec.CommandContext(ctx, bin, append(args, "--dump-dom", "file://"+pagePath)...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	dom, err := cmd.Output()
 	if err != nil {
 		t.Fatalf("chromium: %v\n%s", err, stderr.String())
 	}
-	if !bytes.Contains(dom, []byte("data-images=")) {
+	if !bytes.Contains(dom, []byte("data-checked=")) {
 		t.Fatalf("the check script did not run in Chromium:\n%.2000s", dom)
 	}
 	return dom

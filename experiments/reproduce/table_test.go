@@ -35,8 +35,8 @@ func TestPolicyTableMetric(t *testing.T) {
 	if b, err := d.build(fig); err != nil || b.fig == nil {
 		t.Fatalf("build: %v", err)
 	}
-	if got := metricLabel("table.events.wall_ms"); got != "wall_ms [ms]" {
-		t.Errorf("label %q, want wall_ms [ms]", got)
+	if got := d.axisLabel("table.events.wall_ms"); got != "wall time [ms]" {
+		t.Errorf("label %q, want wall time [ms]", got)
 	}
 	if _, err := d.values(fig, d.t.Rows[:1], "table.events.nope"); err == nil || !strings.Contains(err.Error(), `no column "nope"`) {
 		t.Errorf("missing column: %v", err)

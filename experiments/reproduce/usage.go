@@ -123,13 +123,13 @@ func (d *data) buildUsage(fig *experiments.Figure, rows []sweep.Row) (*built, er
 		xLabel = "Time [s]"
 	}
 	if yLabel == "" {
-		yLabel = dim + " usage (fraction of capacity)"
+		yLabel = d.spec.Names.Dim(dim) + " usage (fraction of capacity)"
 	}
 	switch fig.Kind {
 	case experiments.KindStacked:
 		var layers []report.Layer
 		for q, name := range first.queues {
-			l := report.Layer{Label: name}
+			l := report.Layer{Label: d.spec.Names.Value(name)}
 			for _, w := range keep {
 				var sum float64
 				for _, u := range series {
@@ -143,7 +143,7 @@ func (d *data) buildUsage(fig *experiments.Figure, rows []sweep.Row) (*built, er
 	default: // line
 		var ls []report.Series
 		for q, name := range first.queues {
-			se := report.Series{Label: name, X: xs}
+			se := report.Series{Label: d.spec.Names.Value(name), X: xs}
 			for _, w := range keep {
 				var smp []float64
 				for _, u := range series {

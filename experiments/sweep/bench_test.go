@@ -74,7 +74,7 @@ func BenchmarkCellOverhead(b *testing.B) {
 				b.Fatal(err, ok)
 			}
 			err = publishCell(store, key, o.WriteOutputs)
-			l.unlock()
+			l.Unlock()
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -5,38 +5,12 @@ package sweep
 import (
 	"bytes"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
+
+	"github.com/schedlab/schedlab/internal/testutil"
 )
-
-// mountTmpfs mounts a tmpfs of size bytes on a new directory, unmounted when the test ends; it
-// skips the test where mounting is not allowed (not root, no CAP_SYS_ADMIN).
-func mountTmpfs(t *testing.T, size int) string {
-	t.Helper()
-	dir := filepath.Join(t.TempDir(), "mnt")
-	if err := os.Mkdir(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := syscall.Mount("tmpfs", dir, "tmpfs", 0, fmt.Sprintf("size=%d", size)); err != nil {
-		t.Skipf("cannot mount a size-limited tmpfs here (%v): the disk-full test needs root with CAP_SYS_ADMIN", err)
-	}
-	t.Cleanup(func() {
-		if err := syscall.Unmount(dir, 0); err != nil {
-			t.Errorf("unmount %s: %v", dir, err)
-		}
-	})
-	return dir
-}
-
-func resizeTmpfs(t *testing.T, dir string, size int) {
-	t.Helper()
-	if err := syscall.Mount("tmpfs", dir, "tmpfs", syscall.MS_REMOUNT, fmt.Sprintf("size=%d", size)); err != nil {
-		t.Fatal(err)
-	}
-}
 
 // TestDiskFull runs a sweep and a gather onto tmpfs file systems too small for their outputs,
 // filling up at different points: each ends in an error that says the disk is full — never a
@@ -53,7 +27,7 @@ func TestDiskFull(t *testing.T) {
 	// The whole output takes about 190 KiB (4 KiB blocks): these fill up early, midway and late.
 	for _, kib := range []int{4, 12, 40, 80, 120, 140} {
 		t.Run(fmt.Sprintf("sweep/%dKiB", kib), func(t *testing.T) {
-			mnt := mountTmpfs(t, kib<<10)
+			mnt := testutil.MountTmpfs(t, kib<<10)
 			out := filepath.Join(mnt, "out")
 			_, err := Run(t.Context(), plan(t, "quick"), Options{Out: out, Parallel: 2})
 			if err == nil {
@@ -65,7 +39,7 @@ func TestDiskFull(t *testing.T) {
 			cache := filepath.Join(out, CacheDir)
 			checkCellsComplete(t, cache)
 			noDebris(t, out, cache)
-			resizeTmpfs(t, mnt, 4<<20)
+			testutil.ResizeTmpfs(t, mnt, 4<<20)
 			r := runSweep(t, plan(t, "quick"), Options{Out: out, Parallel: 2})
 			t.Logf("%d KiB: %v; after freeing space: ran %d, cached %d", kib, err, r.Ran, r.Cached)
 			if !bytes.Equal(readFile(t, filepath.Join(out, CellsFile)), want) {
@@ -75,7 +49,7 @@ func TestDiskFull(t *testing.T) {
 	}
 	for _, kib := range []int{8, 60, 136} {
 		t.Run(fmt.Sprintf("gather/%dKiB", kib), func(t *testing.T) {
-			mnt := mountTmpfs(t, kib<<10)
+			mnt := testutil.MountTmpfs(t, kib<<10)
 			out := filepath.Join(mnt, "out")
 			_, err := Gather(out, []string{ref}, GatherOptions{})
 			if err == nil || !strings.Contains(err.Error(), "no space left on device") {
@@ -83,7 +57,7 @@ func TestDiskFull(t *testing.T) {
 			}
 			checkCellsComplete(t, filepath.Join(out, CacheDir))
 			noDebris(t, out, filepath.Join(out, CacheDir))
-			resizeTmpfs(t, mnt, 4<<20)
+			testutil.ResizeTmpfs(t, mnt, 4<<20)
 			if _, err := Gather(out, []string{ref}, GatherOptions{}); err != nil {
 				t.Fatal(err)
 			}

@@ -3,7 +3,6 @@ package sweep
 import (
 	"context"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -11,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/schedlab/schedlab/experiments"
+	"github.com/schedlab/schedlab/internal/safefs"
 )
 
 // GatherOptions configure Gather.
@@ -33,7 +33,7 @@ func Gather(out string, dirs []string, o GatherOptions) (*Table, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer lk.unlock()
+	defer lk.Unlock()
 	cleanOutTemps(out)
 	shared := ""
 	if o.Cache != "" {
@@ -117,7 +117,7 @@ func copyCells(cells []manifestCell, caches []string, cache string) error {
 			continue
 		}
 		err = publishCell(cache, mc.Key, func(tmp string) error { return copyDir(src, tmp) })
-		l.unlock()
+		l.Unlock()
 		if err != nil {
 			return err
 		}
@@ -144,14 +144,6 @@ func copyDir(src, dst string) error {
 			return err
 		}
 		defer in.Close()
-		out, err := os.Create(target)
-		if err != nil {
-			return err
-		}
-		if _, err := io.Copy(out, in); err != nil {
-			out.Close()
-			return err
-		}
-		return out.Close()
+		return safefs.CopyFile(target, in)
 	})
 }

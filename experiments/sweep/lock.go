@@ -4,25 +4,22 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/schedlab/schedlab/internal/safefs"
 )
 
 // Locks. A sweep holds an exclusive lock on its output directory (OutLockFile) for as long as it
 // writes there, and on each cell it computes (CACHE/.lock-<key>) from the moment it decides to
 // compute the cell until the cell's directory has its final name. Locks are flock(2) locks on
-// lock files: the kernel releases them when their process dies, however it dies, so a lock never
-// outlives its holder and a killed sweep blocks nobody. A holder removes its lock file before it
-// releases the lock; whoever locks a file checks afterwards that the file still has that name, so
-// no two processes can both believe they hold one lock.
-//
-// On Linux, flock on NFS (v4, or v3 with NLM) is carried out as a whole-file POSIX lock and holds
-// between machines; on file systems without working locks (some Lustre and CephFS mounts) locking
-// fails and the sweep says so rather than run unprotected.
+// lock files (safefs.Lock): the kernel releases them when their process dies, however it dies,
+// so a lock never outlives its holder and a killed sweep blocks nobody. On file systems without
+// working locks (some Lustre and CephFS mounts) locking fails and the sweep says so rather than
+// run unprotected.
 
 // OutLockFile is the lock file of a sweep's output directory.
 const OutLockFile = ".sweep.lock"
@@ -38,54 +35,12 @@ const (
 // holds.
 var ErrLocked = errors.New("sweep: output directory in use")
 
-type lockFile struct {
-	path string
-	f    *os.File
-}
-
-// tryLock takes the exclusive lock of path, creating the file, without waiting: ok is false when
-// another holder (another process, or another lockFile of this process) has it.
-func tryLock(path string) (l *lockFile, ok bool, err error) {
-	for {
-		f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
-		if err != nil {
-			return nil, false, err
-		}
-		ok, err := flock(f)
-		if err != nil {
-			f.Close()
-			return nil, false, fmt.Errorf("lock %s: %w", path, err)
-		}
-		if !ok {
-			f.Close()
-			return nil, false, nil
-		}
-		// The previous holder may have removed the file between our open and our lock: then the
-		// lock is on an unlinked file, and the name must be locked afresh.
-		held, err1 := f.Stat()
-		now, err2 := os.Stat(path)
-		if err1 == nil && err2 == nil && os.SameFile(held, now) {
-			return &lockFile{path: path, f: f}, true, nil
-		}
-		f.Close()
-		if err2 != nil && !errors.Is(err2, fs.ErrNotExist) {
-			return nil, false, err2
-		}
-	}
-}
-
-// unlock removes the lock file and releases the lock.
-func (l *lockFile) unlock() {
-	if l == nil {
-		return
-	}
-	os.Remove(l.path)
-	l.f.Close()
-}
+// tryLock takes the exclusive lock of path without waiting (safefs.TryLock).
+func tryLock(path string) (*safefs.Lock, bool, error) { return safefs.TryLock(path) }
 
 // lockOut takes the output directory's lock and records the holder's pid in it, or fails at once
 // naming the process that holds it.
-func lockOut(out string) (*lockFile, error) {
+func lockOut(out string) (*safefs.Lock, error) {
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return nil, err
 	}
@@ -101,8 +56,8 @@ func lockOut(out string) (*lockFile, error) {
 		}
 		return nil, fmt.Errorf("%w: %s is being written by %s (a sweep or gather); wait for it to finish or choose another --out", ErrLocked, out, holder)
 	}
-	l.f.Truncate(0)
-	l.f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
+	l.File().Truncate(0)
+	l.File().WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
 	return l, nil
 }
 
@@ -128,7 +83,7 @@ func cellLockPath(cache, key string) string { return filepath.Join(cache, lockPr
 // claimCell waits for the lock of a cell: it returns the lock, or nil once the cell is in the
 // cache (another process finished it while this one waited). It polls, so that a cancelled
 // context ends the wait.
-func claimCell(ctx context.Context, cache, key string) (*lockFile, error) {
+func claimCell(ctx context.Context, cache, key string) (*safefs.Lock, error) {
 	delay := 20 * time.Millisecond
 	for {
 		if cached(cache, key) {
@@ -180,7 +135,7 @@ func cleanStale(cache string) {
 		for _, n := range names {
 			os.RemoveAll(filepath.Join(cache, n))
 		}
-		l.unlock()
+		l.Unlock()
 	}
 }
 
@@ -192,7 +147,7 @@ func WithOutLock(out string, f func() error) error {
 	if err != nil {
 		return err
 	}
-	defer lk.unlock()
+	defer lk.Unlock()
 	cleanOutTemps(out)
 	return f()
 }

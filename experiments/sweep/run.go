@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/schedlab/schedlab/experiments"
+	"github.com/schedlab/schedlab/internal/safefs"
 )
 
 // Output names inside a sweep's output directory.
@@ -86,7 +87,7 @@ func Run(ctx context.Context, p *Plan, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer lk.unlock()
+	defer lk.Unlock()
 	cache := opts.cacheDir()
 	if err := os.MkdirAll(cache, 0o755); err != nil {
 		return nil, err
@@ -215,7 +216,7 @@ feed:
 // lock while it does; ran reports whether this process computed it. Without wait, a cell whose
 // lock another process holds is left alone (busy); with wait, doCell waits for that process.
 func doCell(ctx context.Context, p *Plan, c *Cell, cache string, wait bool) (ran, busy bool, err error) {
-	var l *lockFile
+	var l *safefs.Lock
 	if wait {
 		if l, err = claimCell(ctx, cache, c.Key); err != nil || l == nil {
 			p.release(c.Config.Workload)
@@ -233,7 +234,7 @@ func doCell(ctx context.Context, p *Plan, c *Cell, cache string, wait bool) (ran
 			}
 		}
 	}
-	defer l.unlock()
+	defer l.Unlock()
 	if l == nil || cached(cache, c.Key) { // finished by another process before we looked or locked
 		p.release(c.Config.Workload)
 		return false, false, nil
@@ -312,7 +313,7 @@ func runCell(p *Plan, c *Cell, cache string) error {
 // cell directory is either complete or absent. The caller holds the cell's lock, so no other
 // process publishes the cell meanwhile.
 func publishCell(cache, key string, fill func(dir string) error) error {
-	tmp, err := os.MkdirTemp(cache, tmpPrefix+key+"-")
+	tmp, err := safefs.MkdirTemp(cache, tmpPrefix+key+"-*")
 	if err != nil {
 		return err
 	}
@@ -327,29 +328,13 @@ func publishCell(cache, key string, fill func(dir string) error) error {
 		}
 		return err
 	}
-	return syncDir(cache)
+	safefs.SyncDir(cache)
+	return nil
 }
 
 // safely runs f and turns a panic in it into an error: library writers (Arrow's Parquet writer
 // among them) may panic on I/O errors such as a full disk, and a sweep reports those as errors.
-func safely(f func() error) (err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("panic: %v", r)
-		}
-	}()
-	return f()
-}
-
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	d.Sync() // some file systems cannot sync directories; the rename is atomic regardless
-	return nil
-}
+func safely(f func() error) error { return safefs.Recover(f) }
 
 // buildTable reads the rows' metrics from the first cache holding each cell.
 func buildTable(spec, label string, cols []Column, cells []manifestCell, caches []string) (*Table, error) {
@@ -405,36 +390,11 @@ func writeTable(dir string, t *Table) error {
 }
 
 // WriteFileAtomic writes path through a temporary file in its directory, synced, and a rename,
-// so readers see the old content or the new, never a part.
+// so readers see the old content or the new, never a part (safefs.WriteFile); it creates the
+// directory first.
 func WriteFileAtomic(path string, write func(io.Writer) error) error {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	ok := false
-	defer func() {
-		if !ok {
-			f.Close()
-			os.Remove(tmp)
-		}
-	}()
-	if err := write(f); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := f.Sync(); err != nil {
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return err
-	}
-	ok = true
-	return nil
+	return safefs.WriteFile(path, write)
 }

@@ -8,30 +8,19 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/schedlab/schedlab/internal/datapath"
 )
 
 // EnvSharedData names the environment variable that points at the shared trace folder.
-const EnvSharedData = "SCHEDLAB_SHARED_DATA"
+const EnvSharedData = datapath.Env
 
-// SharedDataDir returns the shared trace folder: $SCHEDLAB_SHARED_DATA when set, else
-// ../shared/data beside the repository root (the first directory holding go.mod found by
-// walking up from the working directory). It returns "" when neither is known.
+// SharedDataDir returns the shared trace folder as schedlab finds it (datapath.Dir):
+// $SCHEDLAB_SHARED_DATA when set, else ../shared/data beside the repository root. It returns ""
+// when neither is known.
 func SharedDataDir() (string, error) {
-	if dir := os.Getenv(EnvSharedData); dir != "" {
-		return dir, nil
-	}
-	wd, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for d := wd; ; d = filepath.Dir(d) {
-		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
-			return filepath.Join(filepath.Dir(d), "shared", "data"), nil
-		}
-		if filepath.Dir(d) == d {
-			return "", nil
-		}
-	}
+	dir, _ := datapath.Dir()
+	return dir, nil
 }
 
 // SharedData returns the path of sub (joined) inside the shared trace folder (see

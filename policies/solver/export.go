@@ -3,10 +3,13 @@ package solver
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
 	"sync/atomic"
+
+	"github.com/schedlab/schedlab/internal/safefs"
 )
 
 // Format is a model file format for export.
@@ -162,7 +165,7 @@ func (in *instance) dump(ctx context.Context, m *Model, dir string) (string, err
 		name = "model"
 	}
 	path := filepath.Join(dir, fmt.Sprintf("%s-%06d.lp", name, dumpSeq.Add(1)))
-	if err := os.WriteFile(path, b, 0o644); err != nil {
+	if err := safefs.WriteFile(path, func(w io.Writer) error { _, err := w.Write(b); return err }, safefs.NoSync); err != nil {
 		return "", fmt.Errorf("solver: dump model: %w", err)
 	}
 	return path, nil

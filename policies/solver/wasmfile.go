@@ -2,7 +2,6 @@ package solver
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -12,6 +11,8 @@ import (
 	"strings"
 
 	"github.com/schedlab/schedlab/policies/solver/internal/highsdist"
+
+	"github.com/schedlab/schedlab/internal/safefs"
 )
 
 // Pinned build of HiGHS that this package runs.
@@ -229,34 +230,11 @@ func Install(ctx context.Context, dir string, logw io.Writer) (InstallResult, er
 	return InstallResult{Path: dst, License: dist.License}, nil
 }
 
+// writeFileAtomic writes data to path through a temporary file and a rename (safefs.WriteFile),
+// then gives it perm.
 func writeFileAtomic(path string, data []byte, perm os.FileMode) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
+	if err := safefs.WriteFile(path, func(w io.Writer) error { _, err := w.Write(data); return err }); err != nil {
 		return err
 	}
-	tmp := f.Name()
-	ok := false
-	defer func() {
-		if !ok {
-			f.Close()
-			os.Remove(tmp)
-		}
-	}()
-	if _, err := io.Copy(f, bytes.NewReader(data)); err != nil {
-		return err
-	}
-	if err := f.Chmod(perm); err != nil {
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return err
-	}
-	ok = true
-	return nil
+	return os.Chmod(path, perm)
 }

@@ -143,7 +143,7 @@ func (w *Writer) spill() error {
 // writeRun writes the records produced by gen to a new temporary run file and returns its name.
 func (w *Writer) writeRun(gen func(emit func([]byte) error) error) (string, error) {
 	w.runSeq++
-	f, err := os.CreateTemp(w.cfg.tempDir, fmt.Sprintf(".%s.run%d-*", filepath.Base(w.path), w.runSeq))
+	f, err := os.OpenFile(filepath.Join(w.runDir.Path, fmt.Sprintf("run%d", w.runSeq)), os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
 	if err != nil {
 		return "", fmt.Errorf("sort run: %w", err)
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/compress"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
+	"github.com/schedlab/schedlab/internal/safefs"
 	"github.com/schedlab/schedlab/traces"
 )
 
@@ -48,8 +49,8 @@ func WithBatchRows(n int) Option { return func(c *config) { c.batchRows = n } }
 // WithSortBySubmit makes the Writer accept jobs in any order and write them ordered by (submit
 // time, job id), stably, as traces.Workload.SortJobs would. Memory stays bounded: jobs are kept
 // in a compact serialized form, and whenever they reach a fixed byte budget or runRows stage rows
-// (≤ 0: no row limit) they are sorted and spilled to a temporary file in tempDir (empty: the
-// destination's directory); Close merges the runs.
+// (≤ 0: no row limit) they are sorted and spilled to a temporary file in a work directory in
+// tempDir (empty: the destination's directory; see NewWriter); Close merges the runs.
 func WithSortBySubmit(runRows int, tempDir string) Option {
 	return func(c *config) {
 		c.sort, c.runRows, c.tempDir = true, runRows, tempDir
@@ -64,6 +65,8 @@ type Writer struct {
 	format Format
 	cfg    config
 	schema *arrow.Schema
+	work   *safefs.WorkDir // beside path: tmp, and the run files unless cfg.tempDir is elsewhere
+	runDir *safefs.WorkDir // where run files go (work, or one in cfg.tempDir)
 	tmp    *os.File
 	crc    *crcFile // tmp, checksummed as it is written
 	sink   sink
@@ -84,7 +87,10 @@ type Writer struct {
 }
 
 // NewWriter creates a Writer for path; the format follows the extension (see FormatOf). The file
-// appears under path only when Close succeeds.
+// appears under path only when Close succeeds. Until then it and the sort's run files live in a
+// work directory of this process beside path (".<name>.work-*", safefs.WorkDir) that Close and
+// Abort remove; one a killed process left is removed by the next NewWriter into the same
+// directory (or with the same temporary directory), however large it grew.
 func NewWriter(path string, meta Meta, opts ...Option) (*Writer, error) {
 	format, err := FormatOf(path)
 	if err != nil {
@@ -108,13 +114,50 @@ func NewWriter(path string, meta Meta, opts ...Option) (*Writer, error) {
 		return nil, err
 	}
 	schema := sinkSchema(format, &md)
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
+	w := &Writer{path: path, format: format, cfg: cfg, schema: schema, enc: newEncoder(schema)}
+	if err := w.create(); err != nil {
+		w.removeWork()
 		return nil, fmt.Errorf("canonical: create %s: %w", path, err)
 	}
-	crc := &crcFile{f: tmp, tail: make([]byte, 0, 2*(len(checksumMarker)+checksumDigits))}
-	s := &lazySink{format: format, out: crc, schema: schema}
-	return &Writer{path: path, format: format, cfg: cfg, schema: schema, tmp: tmp, crc: crc, sink: s, lazy: s, enc: newEncoder(schema)}, nil
+	return w, nil
+}
+
+// create makes the Writer's work directories and temporary file and starts the sink.
+func (w *Writer) create() error {
+	var err error
+	dir, base := filepath.Split(w.path)
+	if dir == "" {
+		dir = "."
+	}
+	if w.work, err = safefs.NewWorkDir(dir, base); err != nil {
+		return err
+	}
+	w.runDir = w.work
+	if w.cfg.sort && filepath.Clean(w.cfg.tempDir) != filepath.Clean(dir) {
+		if w.runDir, err = safefs.NewWorkDir(w.cfg.tempDir, base); err != nil {
+			return err
+		}
+	}
+	if w.tmp, err = os.OpenFile(filepath.Join(w.work.Path, base), os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666); err != nil {
+		return err
+	}
+	w.crc = newCRCFile(w.tmp)
+	s := &lazySink{format: w.format, out: w.crc, schema: w.schema}
+	w.sink, w.lazy = s, s
+	return nil
+}
+
+// removeWork closes the temporary file and removes the work directories with what is in them.
+func (w *Writer) removeWork() error {
+	if w.tmp != nil {
+		w.tmp.Close()
+	}
+	w.runs = nil
+	err := w.work.Remove()
+	if w.runDir != w.work {
+		w.runDir.Remove()
+	}
+	return err
 }
 
 // SetMeta replaces the workload metadata given to NewWriter, for a writer that learns it while
@@ -192,13 +235,13 @@ func (w *Writer) add(j *traces.Job, owned bool) error {
 			w.Abort()
 			return fmt.Errorf("canonical: %s: job %d: %d stages do not fit an int32", w.path, j.ID, len(j.Stages))
 		}
-		if err := w.bufRecord(rows, func(b []byte) []byte { return appendRecord(b, j) }); err != nil {
+		if err := w.crc.err.Recover(func() error { return w.bufRecord(rows, func(b []byte) []byte { return appendRecord(b, j) }) }); err != nil {
 			w.Abort()
 			return fmt.Errorf("canonical: %s: %w", w.path, err)
 		}
 		return nil
 	}
-	if err := w.encode(w.enc, w.sink, w.cfg.batchRows, j); err != nil {
+	if err := w.crc.err.Recover(func() error { return w.encode(w.enc, w.sink, w.cfg.batchRows, j) }); err != nil {
 		w.Abort()
 		return fmt.Errorf("canonical: %s: %w", w.path, err)
 	}
@@ -243,26 +286,24 @@ func flush(enc *encoder, s sink) error {
 }
 
 // Close writes the remaining rows and the footer, and renames the file into place (atomic with
-// respect to readers and to crashes of this process; the file is not fsynced).
+// respect to readers and to crashes of this process; the file is not fsynced). A panic of the
+// Arrow or Parquet writer (some write errors panic there) is returned as an error.
 func (w *Writer) Close() error {
 	if w.done {
 		return nil
 	}
-	var err error
-	if w.cfg.sort {
-		err = w.finishSorted()
-	} else {
-		err = flush(w.enc, w.sink)
-	}
-	if err != nil {
-		w.Abort()
-		return fmt.Errorf("canonical: %s: %w", w.path, err)
+	err := w.crc.err.Recover(func() error {
+		if w.cfg.sort {
+			return w.finishSorted()
+		}
+		return flush(w.enc, w.sink)
+	})
+	if err == nil {
+		err = w.crc.err.Recover(w.sink.close)
 	}
 	w.done = true
-	name := w.tmp.Name()
-	if err := w.sink.close(); err != nil {
-		w.tmp.Close()
-		os.Remove(name)
+	if err != nil {
+		w.removeWork()
 		return fmt.Errorf("canonical: %s: %w", w.path, err)
 	}
 	copies := 1 // Parquet keeps the metadata once, in its footer
@@ -270,21 +311,16 @@ func (w *Writer) Close() error {
 		copies = 2 // the IPC file format writes the schema at the start and in the footer
 	}
 	if err := w.crc.seal(w.tmp, copies); err != nil {
-		w.tmp.Close()
-		os.Remove(name)
+		w.removeWork()
 		return fmt.Errorf("canonical: %s: %w", w.path, err)
 	}
-	if err := w.tmp.Chmod(0o644); err != nil {
-		w.tmp.Close()
-		os.Remove(name)
-		return fmt.Errorf("canonical: %s: %w", w.path, err)
+	err = w.tmp.Close()
+	if err == nil {
+		err = os.Rename(w.tmp.Name(), w.path)
 	}
-	if err := w.tmp.Close(); err != nil {
-		os.Remove(name)
-		return fmt.Errorf("canonical: %s: %w", w.path, err)
-	}
-	if err := os.Rename(name, w.path); err != nil {
-		os.Remove(name)
+	w.tmp = nil
+	w.removeWork()
+	if err != nil {
 		return fmt.Errorf("canonical: %s: %w", w.path, err)
 	}
 	return nil
@@ -298,12 +334,7 @@ func (w *Writer) Abort() error {
 	}
 	w.done = true
 	w.arena, w.keys, w.sortTmp = nil, nil, nil
-	for _, r := range w.runs {
-		os.Remove(r)
-	}
-	w.runs = nil
-	w.tmp.Close()
-	return os.Remove(w.tmp.Name())
+	return w.removeWork()
 }
 
 // Write stores w at path as Parquet (.parquet) or Arrow IPC (.arrow), atomically.
@@ -391,13 +422,18 @@ func newSink(f Format, out io.Writer, schema *arrow.Schema) (sink, error) {
 // and feeds them again in front of the next piece.
 type crcFile struct {
 	f    *os.File
+	err  safefs.ErrWriter // writes to f, keeping the first error: the cause of an Arrow writer's panic
 	scan checksumScan
 	tail []byte // capacity 2*keep, so tail and the head of the next piece fit in place
 }
 
+func newCRCFile(f *os.File) *crcFile {
+	return &crcFile{f: f, err: safefs.ErrWriter{W: f}, tail: make([]byte, 0, 2*(len(checksumMarker)+checksumDigits))}
+}
+
 // Write writes b to the file and feeds it to the checksum.
 func (c *crcFile) Write(b []byte) (int, error) {
-	n, err := c.f.Write(b)
+	n, err := c.err.Write(b)
 	c.feed(b[:n])
 	return n, err
 }

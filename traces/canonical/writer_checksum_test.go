@@ -28,7 +28,7 @@ func TestCRCFileMatchesScan(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		c := &crcFile{f: f, tail: make([]byte, 0, 2*(len(checksumMarker)+checksumDigits))}
+		c := newCRCFile(f)
 		for rest := data; len(rest) > 0; {
 			n := min(len(rest), 1+rng.IntN([]int{3, 30, 300}[trial%3]))
 			if _, err := c.Write(rest[:n]); err != nil {

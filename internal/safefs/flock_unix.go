@@ -1,12 +1,15 @@
 //go:build unix
 
-package sweep
+package safefs
 
 import (
 	"errors"
 	"os"
 	"syscall"
 )
+
+// locking says whether flock works here.
+const locking = true
 
 // flock takes an exclusive flock(2) lock on f without blocking; false when another open file
 // description holds it.
