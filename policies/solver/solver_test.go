@@ -323,7 +323,13 @@ func TestContextCancelStopsSolve(t *testing.T) {
 
 func TestContextDeadlineIsGraceful(t *testing.T) {
 	s := newTestSolver(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+	// Instantiate the module first: on a loaded host (CI under -race) creating the instance
+	// alone could take the whole budget, and the solve would then not start at all.
+	warm, _ := CheckMILP()
+	if _, err := s.Solve(context.Background(), warm, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
 	res, err := s.Solve(ctx, hardMIP(), Options{})
 	if err != nil {
