@@ -71,6 +71,8 @@ func TestMissingDataSetIsOneLine(t *testing.T) {
 		{"run", "--set", "workload.generator=bpf", "--set", "workload.bpf.queries=data:tpc-dags/workload/queries_bb.txt"},
 		{"predict", "--trace", "data:tpc-dags/workload/queries_bb.txt"},
 		{"reproduce", "jv-fig12", "--jv-trace", "data:tpc-dags/workload/queries_bb.txt", "--out", "r"},
+		{"trace", "stats", "data:tpc-dags/workload/queries_bb.txt"},
+		{"trace", "inspect", "../shared/data/tpc-dags/workload/queries_bb.txt"},
 	} {
 		_, errOut, code := runCLI(t, args...)
 		lines := strings.Split(strings.TrimSpace(errOut), "\n")

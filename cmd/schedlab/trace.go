@@ -236,21 +236,26 @@ func refuse2019(paths []string) error {
 }
 
 func newTraceInspectCmd() *cobra.Command {
-	return &cobra.Command{
+	cmd := &cobra.Command{
 		Use:   "inspect FILE|DIR",
 		Short: "Show a canonical file's schema, metadata, row counts and time span (or a Google 2011 trace's tables)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := resolveData(args, nil); err != nil {
+				return err
+			}
 			if st, err := os.Stat(args[0]); err == nil && st.IsDir() {
 				return inspectGoogle(cmd.OutOrStdout(), args[0])
 			}
 			return inspectCanonical(cmd.OutOrStdout(), args[0])
 		},
 	}
+	addDataFlag(cmd)
+	return cmd
 }
 
 func newTraceStatsCmd() *cobra.Command {
-	return &cobra.Command{
+	cmd := &cobra.Command{
 		Use:   "stats FILE|DIR",
 		Short: "Summarize a workload: jobs, runtime quantiles, tasks per job, DAG shape, arrivals, feature cardinalities",
 		Long: `Summarize a canonical .parquet/.arrow workload, or a Google 2011 trace directory (trace root or
@@ -259,12 +264,17 @@ critical path (the longest chain of true task durations); for a Google trace it 
 runtime, first SCHEDULE to last FINISH, over the jobs that have one.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := resolveData(args, nil); err != nil {
+				return err
+			}
 			if st, err := os.Stat(args[0]); err == nil && st.IsDir() {
 				return statsGoogle(cmd.OutOrStdout(), cmd.ErrOrStderr(), args[0])
 			}
 			return statsCanonical(cmd.OutOrStdout(), args[0])
 		},
 	}
+	addDataFlag(cmd)
+	return cmd
 }
 
 func newTraceFetchCmd() *cobra.Command {
