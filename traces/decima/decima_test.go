@@ -320,6 +320,8 @@ func TestCorrupt(t *testing.T) {
 		{"not an object", "[1,2]", 1, "file", "JSON object"},
 		{"empty object", "{}", 1, "file", "no queries"},
 		{"truncated", "{" + good[:len(good)-40], 1, "q1", "unexpected end of file"},
+		{"unterminated string", "{\n" + strings.Replace(good, `"num_nodes"`, `"num_nodes`, 1) + "\n}", 2, "q1", "invalid JSON"},
+		{"unterminated string at the end", "{\n" + good + ",\n\"q2", 3, "file", "unexpected end of file"},
 		{"invalid json", "{" + strings.Replace(good, `"query":1`, `"query":1,,`, 1) + "}", 1, "q1", "invalid JSON"},
 		{"bad key", `{"x1":{}}`, 1, "key", "q<N>, got \"x1\""},
 		{"duplicate key", "{" + good + "," + good + "}", 1, "key", "duplicate query key \"q1\""},
