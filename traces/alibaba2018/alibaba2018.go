@@ -43,7 +43,8 @@
 // carries (the subsets were cut from the trace and lost some tasks). Skipping whole jobs keeps
 // every replayed DAG complete; a file none of whose jobs can be replayed is an error listing the
 // reasons. Malformed input — wrong field counts, a stray quote, a quote left open at the end of
-// its line (no field of the trace spans lines; reported at once, at its field), non-numbers, negative
+// its line (no field of the trace spans lines; reported at once, at its field), a line over 64
+// KiB, non-numbers, negative
 // or overflowing values, bad job or task names, a task number used twice in a job, a dependency
 // cycle, an unexpected header — is an error naming the file, line, field and reason.
 package alibaba2018
@@ -235,13 +236,13 @@ func (p *parser) parse(cr *csv.Reader) ([]traces.Job, error) {
 				}
 				return nil, p.errf(pe.Line, "row", "column %d: %v", pe.Column, pe.Err)
 			}
-			var oq *openQuote
-			if errors.As(err, &oq) {
+			var le *lineError
+			if errors.As(err, &le) {
 				field := "row"
-				if oq.field < len(Header) {
-					field = Header[oq.field]
+				if le.field >= 0 && le.field < len(Header) {
+					field = Header[le.field]
 				}
-				return nil, p.errf(oq.line, field, "unterminated quote (no field of the trace spans lines)")
+				return nil, p.errf(le.line, field, "%s", le.msg)
 			}
 			return nil, p.errf(0, "file", "%v", err)
 		}

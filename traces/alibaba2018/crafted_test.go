@@ -83,6 +83,40 @@ func TestOpenQuoteStopsReading(t *testing.T) {
 	}
 }
 
+// TestLongLineStopsReading: a line that never ends is an error past maxLine bytes, not a line
+// held whole.
+func TestLongLineStopsReading(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		fill byte
+	}{{"commas", ','}, {"quotes", '"'}, {"text", 'x'}} {
+		rest := &repeat{b: tc.fill}
+		in := io.MultiReader(strings.NewReader("M1,1,j_1,,Terminated,100,200,50,1.0\nM1,1,j_2,"), rest)
+		_, _, err := Parse(in, "long.csv", Options{})
+		var se *SyntaxError
+		if !errors.As(err, &se) || se.Line != 2 || se.Field != "row" || !strings.Contains(se.Msg, "line longer than 65536 bytes") {
+			t.Errorf("%s: err = %v, want long.csv:2: row: line longer than 65536 bytes", tc.name, err)
+		}
+		if rest.read > 1<<20 {
+			t.Errorf("%s: read %d bytes of one line", tc.name, rest.read)
+		}
+	}
+}
+
+// repeat is an endless run of one byte, counting the bytes read.
+type repeat struct {
+	b    byte
+	read int64
+}
+
+func (r *repeat) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = r.b
+	}
+	r.read += int64(len(p))
+	return len(p), nil
+}
+
 // BenchmarkQuoteGuard: the cost of the open-quote check, as encoding/csv reading the 50-DAG
 // sample repeated to 1 MiB with (guard=on) and without (guard=off) it.
 func BenchmarkQuoteGuard(b *testing.B) {
