@@ -366,6 +366,36 @@ func TestCorrupt(t *testing.T) {
 	}
 }
 
+// endlessString is `{"q1":{"query":"` and then x forever, counting the bytes read.
+type endlessString struct{ read int64 }
+
+func (e *endlessString) Read(p []byte) (int, error) {
+	const head = `{"q1":{"query":"`
+	n := 0
+	if e.read == 0 {
+		n = copy(p, head)
+	}
+	for i := n; i < len(p); i++ {
+		p[i] = 'x'
+	}
+	e.read += int64(len(p))
+	return len(p), nil
+}
+
+// TestEndlessInputIsRefused: a string that never ends (the JSON decoder holds it whole) is an
+// error at MaxFileBytes, not an out-of-memory death.
+func TestEndlessInputIsRefused(t *testing.T) {
+	in := &endlessString{}
+	_, err := Parse(in, "endless.json", Options{})
+	var se *SyntaxError
+	if !errors.As(err, &se) || se.File != "endless.json" || !strings.Contains(se.Msg, "larger than 67108864 bytes") {
+		t.Fatalf("err = %v, want a *SyntaxError naming the file and the size limit", err)
+	}
+	if in.read > MaxFileBytes+1<<20 {
+		t.Errorf("read %d bytes", in.read)
+	}
+}
+
 // TestSharedData reads every input size and checks stage, edge and task counts against
 // summary.csv (written when the .npy files were converted).
 func TestSharedData(t *testing.T) {
