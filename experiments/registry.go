@@ -52,46 +52,98 @@ func specByAlias(arg string) string {
 	return ""
 }
 
-// MatchSpecs resolves a reproduce argument to spec IDs: an exact embedded ID ("demo/policies")
-// or its alias ("demo-policies", see SpecAlias), every embedded spec of a paper directory
-// ("demo"), or a path to a spec file on disk (returned as given).
-func MatchSpecs(arg string) ([]string, error) {
-	ids := SpecIDs()
-	if slices.Contains(ids, arg) {
-		return []string{arg}, nil
-	}
-	if id := specByAlias(arg); id != "" {
-		if _, err := os.Stat(arg); err != nil { // a file of that name wins
-			return []string{id}, nil
-		}
-	}
-	var out []string
-	for _, id := range ids {
-		if strings.HasPrefix(id, strings.TrimSuffix(arg, "/")+"/") {
-			out = append(out, id)
-		}
-	}
-	if len(out) > 0 {
-		return out, nil
-	}
-	if st, err := os.Stat(arg); err == nil && !st.IsDir() {
-		return []string{arg}, nil
-	}
-	return nil, fmt.Errorf("%w: %w %q (embedded: %s; or a path to a .yaml file)", ErrConfig, ErrNoSpec, arg, strings.Join(ids, ", "))
+// IsSpecFile reports whether a spec argument is a path by its form: it ends in .yaml or .yml.
+// Such an argument is always read from disk; any other is an embedded spec's name first.
+func IsSpecFile(arg string) bool {
+	ext := strings.ToLower(path.Ext(filepath.ToSlash(arg)))
+	return ext == ".yaml" || ext == ".yml"
 }
 
-// LoadSpec reads an embedded spec by ID or alias (SpecAlias), or else a spec file on disk.
-func LoadSpec(idOrPath string) (*Spec, error) {
-	if slices.Contains(SpecIDs(), idOrPath) {
-		return parseSpec(specFS, idOrPath+".yaml", "experiments/", idOrPath)
+// embedded returns the embedded spec IDs arg names — its ID ("demo/policies"), its alias
+// ("demo-policies") or, with paper set, its paper ("demo" or "demo/": every spec of it) — or
+// nil. A file or directory of the same name in the working directory does not matter; an
+// argument ending in .yaml or .yml names no embedded spec.
+func embedded(arg string) (ids []string, paper bool) {
+	if IsSpecFile(arg) {
+		return nil, false
 	}
-	if id := specByAlias(idOrPath); id != "" {
-		if _, err := os.Stat(idOrPath); err != nil {
-			return parseSpec(specFS, id+".yaml", "experiments/", id)
+	all := SpecIDs()
+	if slices.Contains(all, arg) {
+		return []string{arg}, false
+	}
+	if id := specByAlias(arg); id != "" {
+		return []string{id}, false
+	}
+	if p := strings.TrimSuffix(arg, "/"); p != "" {
+		for _, id := range all {
+			if path.Dir(id) == p {
+				ids = append(ids, id)
+			}
 		}
 	}
-	if _, err := os.Stat(idOrPath); err != nil {
-		return nil, fmt.Errorf("%w: %w %q: not embedded (%s) and not a readable file: %v", ErrConfig, ErrNoSpec, idOrPath, strings.Join(SpecIDs(), ", "), err)
+	return ids, len(ids) > 0
+}
+
+// MatchSpecs resolves a reproduce argument to spec IDs. An embedded spec's name wins: its ID
+// ("demo/policies"), its alias ("demo-policies", see SpecAlias) or its paper ("demo", every spec
+// of it), whatever the working directory holds. Any other argument, and every argument ending in
+// .yaml or .yml, is a path to a spec file (returned as given); write ./cora-solver to read a file
+// named like an embedded spec. An argument naming nothing is ErrNoSpec with a "did you mean"
+// among the embedded specs and more (the other targets the caller accepts).
+func MatchSpecs(arg string, more ...string) ([]string, error) {
+	if ids, _ := embedded(arg); len(ids) > 0 {
+		return ids, nil
+	}
+	if err := checkSpecFile(arg, more...); err != nil {
+		return nil, err
+	}
+	return []string{arg}, nil
+}
+
+// checkSpecFile returns ErrNoSpec, suggesting among the embedded specs and more, unless file is
+// a regular file (or a link to one).
+func checkSpecFile(file string, more ...string) error {
+	st, err := os.Stat(file)
+	switch {
+	case errors.Is(err, fs.ErrNotExist) && IsSpecFile(file):
+		return NoSpec(file, "no such file", more...)
+	case errors.Is(err, fs.ErrNotExist):
+		return NoSpec(file, "not an embedded spec, paper or spec file", more...)
+	case err != nil:
+		return NoSpec(file, "not an embedded spec, and not a readable spec file ("+err.Error()+")", more...)
+	case st.IsDir():
+		return NoSpec(file, "a directory, not an embedded spec or spec file", more...)
+	}
+	return nil
+}
+
+// NoSpec is the error for arg naming no spec: it wraps ErrConfig and ErrNoSpec, says why, and
+// suggests the nearest of the embedded specs' IDs, aliases and papers and of more (other targets
+// the caller accepts) by edit distance — not the whole list, which `schedlab reproduce --list`
+// shows.
+func NoSpec(arg, why string, more ...string) error {
+	names := slices.Clone(more)
+	for _, id := range SpecIDs() {
+		names = append(names, id, SpecAlias(id))
+		if paper := path.Dir(id); !slices.Contains(names, paper) {
+			names = append(names, paper)
+		}
+	}
+	return fmt.Errorf("%w: %w %q: %s%s", ErrConfig, ErrNoSpec, arg, why, SuggestOr(arg, names, " (`schedlab reproduce --list` lists them)"))
+}
+
+// LoadSpec reads one spec: an embedded spec by ID or alias (SpecAlias), whatever the working
+// directory holds, or else a spec file on disk (always, for a path ending in .yaml or .yml; see
+// MatchSpecs). A paper's name is a configuration error naming its specs.
+func LoadSpec(idOrPath string) (*Spec, error) {
+	switch ids, paper := embedded(idOrPath); {
+	case paper:
+		return nil, fmt.Errorf("%w: %w %q: a paper, not one spec: name one of %s", ErrConfig, ErrNoSpec, idOrPath, strings.Join(ids, ", "))
+	case len(ids) == 1:
+		return parseSpec(specFS, ids[0]+".yaml", "experiments/", ids[0])
+	}
+	if err := checkSpecFile(idOrPath); err != nil {
+		return nil, err
 	}
 	abs, err := filepath.Abs(idOrPath)
 	if err != nil {

@@ -72,7 +72,7 @@ func (p *specParser) load(name string, stack []string) (*yaml.Node, error) {
 	if slices.Contains(stack, name) {
 		return nil, fmt.Errorf("%w: %s: include cycle: %s", ErrConfig, p.display+stack[0], strings.Join(append(stack, name), " → "))
 	}
-	data, err := fs.ReadFile(p.fsys, name)
+	data, err := readSpecFile(p.fsys, name)
 	if err != nil {
 		where := "spec"
 		if len(stack) > 0 {
@@ -80,9 +80,9 @@ func (p *specParser) load(name string, stack []string) (*yaml.Node, error) {
 		}
 		return nil, fmt.Errorf("%w: %s: %v", ErrConfig, where, err)
 	}
-	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return nil, fmt.Errorf("%w: %s: %s", ErrConfig, p.display+name, strings.TrimPrefix(err.Error(), "yaml: "))
+	doc, err := DecodeYAML(data, p.display+name, "a spec file")
+	if err != nil {
+		return nil, err
 	}
 	var walk func(n *yaml.Node)
 	walk = func(n *yaml.Node) {
@@ -91,7 +91,7 @@ func (p *specParser) load(name string, stack []string) (*yaml.Node, error) {
 			walk(c)
 		}
 	}
-	walk(&doc)
+	walk(doc)
 	if len(doc.Content) == 0 {
 		return nil, fmt.Errorf("%w: %s: empty spec", ErrConfig, p.display+name)
 	}

@@ -2,6 +2,8 @@ package experiments
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -256,6 +258,59 @@ func TestMatchSpecs(t *testing.T) {
 	}
 }
 
+// TestSpecNamesWinOverPaths: an embedded spec's ID, alias or paper names it whatever the working
+// directory holds; ./NAME, NAME.yaml and names of no embedded spec are paths.
+func TestSpecNamesWinOverPaths(t *testing.T) {
+	t.Chdir(t.TempDir())
+	for _, d := range []string{"cora-solver", "demo", "bpf"} {
+		if err := os.MkdirAll(filepath.Join(d, "fig5"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, f := range []string{"bpf-fig5", "bpf/fig9", "cora-solver.yaml", "mine"} {
+		if err := os.WriteFile(f, []byte("title: a file\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tt := range []struct {
+		arg  string
+		want []string // nil: ErrNoSpec
+	}{
+		{"cora-solver", []string{"cora/solver"}},
+		{"demo", []string{"demo/policies"}},
+		{"demo/", []string{"demo/policies"}},
+		{"bpf-fig5", []string{"bpf/fig5"}},
+		{"bpf/fig9", []string{"bpf/fig9"}},
+		{"./bpf-fig5", []string{"./bpf-fig5"}},
+		{"cora-solver.yaml", []string{"cora-solver.yaml"}},
+		{"mine", []string{"mine"}},
+		{"./cora-solver", nil},
+		{"bpf/fig5", []string{"bpf/fig5"}},
+		{"bpf/fig5/", nil},
+		{"nosuch.yml", nil},
+	} {
+		got, err := MatchSpecs(tt.arg)
+		if tt.want == nil {
+			if !errors.Is(err, ErrNoSpec) || !errors.Is(err, ErrConfig) {
+				t.Errorf("MatchSpecs(%q) = %v, %v; want ErrNoSpec", tt.arg, got, err)
+			}
+			continue
+		}
+		if err != nil || !slices.Equal(got, tt.want) {
+			t.Errorf("MatchSpecs(%q) = %v, %v; want %v", tt.arg, got, err, tt.want)
+		}
+	}
+	if s, err := LoadSpec("cora-solver"); err != nil || s.ID != "cora/solver" {
+		t.Errorf("LoadSpec(cora-solver) = %v, %v; want the embedded cora/solver", s, err)
+	}
+	if _, err := LoadSpec("./bpf-fig5"); err == nil || !strings.Contains(err.Error(), `bpf-fig5:1: spec: missing "axes"`) {
+		t.Errorf("LoadSpec(./bpf-fig5) = %v; want the file read (and refused: it is no spec)", err)
+	}
+	if _, err := LoadSpec("demo"); !errors.Is(err, ErrNoSpec) || !strings.Contains(err.Error(), "a paper, not one spec: name one of demo/policies") {
+		t.Errorf("LoadSpec(demo) = %v; want ErrNoSpec naming demo's specs", err)
+	}
+}
+
 func TestFormatValue(t *testing.T) {
 	tests := []struct {
 		v    any
@@ -434,6 +489,33 @@ func TestClaimMarginNoteAndSimulator(t *testing.T) {
 		_, err := parse(t, map[string]string{"spec.yaml": head + "    claims:\n      - {text: a, check: \"policy=drf avg_jct_s < 1\", margin: " + tt.margin + "}\n"})
 		if err == nil || !strings.Contains(err.Error(), "spec.yaml:11: figure f.claims[0].margin: ") || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("margin %s: error %v, want %q", tt.margin, err, tt.want)
+		}
+	}
+}
+
+// TestNoSuchSpecSuggests: a spec ID that names nothing is a configuration error with a "did
+// you mean" by edit distance among IDs, aliases and papers, never the list of every spec.
+func TestNoSuchSpecSuggests(t *testing.T) {
+	for _, tt := range []struct {
+		arg, want string
+	}{
+		{"demo/polices", "did you mean demo/policies?"},
+		{"demo-polices", "did you mean demo-policies?"},
+		{"dem", "did you mean demo?"},
+		{"zzzzzzzzzzzz", "(`schedlab reproduce --list` lists them)"},
+	} {
+		for name, load := range map[string]func(string) error{
+			"MatchSpecs": func(a string) error { _, err := MatchSpecs(a); return err },
+			"LoadSpec":   func(a string) error { _, err := LoadSpec(a); return err },
+		} {
+			err := load(tt.arg)
+			if err == nil || !errors.Is(err, ErrNoSpec) || !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("%s(%q) = %v, want ErrNoSpec with %q", name, tt.arg, err, tt.want)
+				continue
+			}
+			if strings.Contains(err.Error(), "bpf/table4") {
+				t.Errorf("%s(%q) lists the specs: %v", name, tt.arg, err)
+			}
 		}
 	}
 }

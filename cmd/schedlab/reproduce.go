@@ -46,7 +46,9 @@ An ID is an embedded spec ("demo/policies", or its alias "demo-policies": "bpf-f
 bpf/fig9), every spec of a paper ("demo"), a path to a spec
 YAML file, a JamaisVu runtime-predictor reproduction (jv-table1, jv-fig3, jv-fig11, jv-fig12,
 jv-fig13, jv-refine), or "jv" for all of those. IDs may be mixed; the report has one section per
-ID, in the order given. --list shows them all; --all reproduces them all.
+ID, in the order given. --list shows them all; --all reproduces them all. A name wins over a
+file or directory of that name in the working directory; an ID ending in .yaml or .yml is always
+a file, and ./NAME reads a file named like a spec.
 
 The JamaisVu reproductions replay the Google 2011 trace through JVuPredict (see
 ` + "`schedlab predict`" + `) and write their figures and <id>.md pages under DIR/jvu/; --set does

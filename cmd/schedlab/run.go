@@ -113,35 +113,31 @@ otherwise (so is the working directory: name one below it).`,
 	return cmd
 }
 
-// readConfigFile merges a YAML file into v, rejecting keys schedlab does not know and files
-// of more than one YAML document (viper would read the first and ignore the rest).
+// readConfigFile merges a YAML file into v, rejecting keys schedlab does not know, keys without
+// a value, and files over experiments.MaxYAMLBytes, of more than one YAML document (viper would
+// read the first and ignore the rest) or of aliases that expand past experiments.MaxYAMLAliasNodes.
 func readConfigFile(v *viper.Viper, path string) error {
-	b, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return fmt.Errorf("%w: --config: %v", experiments.ErrConfig, err)
 	}
-	dec := yaml.NewDecoder(bytes.NewReader(b))
-	for docs := 0; ; {
-		var doc yaml.Node // a Node keeps aliases unexpanded
-		if err := dec.Decode(&doc); err == io.EOF {
-			break
-		} else if err != nil {
-			return fmt.Errorf("%w: %s: %v", experiments.ErrConfig, path, err)
-		}
-		if len(doc.Content) == 1 && doc.Content[0].Tag == "!!null" {
-			continue // an empty document, e.g. after a trailing "---"
-		}
-		if docs++; docs == 2 {
-			return fmt.Errorf("%w: %s:%d: a second YAML document; a configuration file holds one", experiments.ErrConfig, path, doc.Line)
-		}
+	defer f.Close()
+	b, err := experiments.ReadYAML(f, path)
+	if err != nil {
+		return fmt.Errorf("%w: --config: %v", experiments.ErrConfig, err)
+	}
+	doc, err := experiments.DecodeYAML(b, path, "a configuration file")
+	if err != nil {
+		return err
+	}
+	if len(doc.Content) == 1 {
 		if key, line := nullKey(doc.Content[0], ""); key != "" {
 			return fmt.Errorf("%w: %s:%d: %s: empty value", experiments.ErrConfig, path, line, key)
 		}
 	}
 	fv := viper.New()
-	fv.SetConfigFile(path)
 	fv.SetConfigType("yaml")
-	if err := fv.ReadInConfig(); err != nil {
+	if err := fv.ReadConfig(bytes.NewReader(b)); err != nil {
 		return fmt.Errorf("%w: %s: %v", experiments.ErrConfig, path, err)
 	}
 	if err := experiments.CheckKeys(fv.AllKeys(), path); err != nil {

@@ -33,7 +33,9 @@ func newSweepCmd() *cobra.Command {
 		Long: `Run the sweep of an experiment spec: the Cartesian product of its axes (zipped groups advance
 together) times its seeds, one replay per cell, on --parallel workers.
 
-SPEC is an embedded spec ID (see ` + "`schedlab reproduce --list`" + `) or a path to a spec YAML file.
+SPEC is an embedded spec ID or alias (see ` + "`schedlab reproduce --list`" + `) or a path to a spec
+YAML file. The ID wins over a file or directory of that name in the working directory; a SPEC
+ending in .yaml or .yml is always a file, and ./NAME reads a file named like a spec.
 --label picks the size (quick for CI, paper for the published scale); --set key=value overrides
 the base configuration, or keeps one value of an axis (--set policy.name=drf). A sweep of more
 than --max-cells cells is refused before anything is allocated.

@@ -56,7 +56,8 @@ func IsJVu(arg string) bool {
 
 // Resolve turns reproduce arguments into targets, in the order given and without repeats: an
 // embedded spec ID ("demo/policies"), every embedded spec of a paper ("demo"), a path to a spec
-// YAML file, a JamaisVu reproduction ("jv-fig12"), or JVuGroup for all of them.
+// YAML file, a JamaisVu reproduction ("jv-fig12"), or JVuGroup for all of them. Names win over
+// files and directories of the same name in the working directory (see experiments.MatchSpecs).
 func Resolve(args []string) ([]Target, error) {
 	var out []Target
 	seen := map[string]bool{}
@@ -77,9 +78,9 @@ func Resolve(args []string) ([]Target, error) {
 			}
 			continue
 		}
-		ids, err := experiments.MatchSpecs(a)
+		ids, err := experiments.MatchSpecs(a, append(jvu.IDs(), JVuGroup)...)
 		if err != nil {
-			return nil, fmt.Errorf("%w (or %s, or a JamaisVu reproduction: %s)", err, JVuGroup, strings.Join(jvu.IDs(), ", "))
+			return nil, err
 		}
 		for _, id := range ids {
 			if seen[id] {

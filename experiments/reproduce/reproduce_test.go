@@ -450,8 +450,13 @@ func TestResolve(t *testing.T) {
 	if want := "jv-fig12 demo/policies jv-table1 jv-fig3 jv-fig11 jv-fig13 jv-refine"; strings.Join(ids, " ") != want {
 		t.Errorf("Resolve = %v, want %s", ids, want)
 	}
-	if _, err := Resolve([]string{"nosuch"}); err == nil || !errors.Is(err, experiments.ErrNoSpec) || !strings.Contains(err.Error(), "jv-table1") {
-		t.Errorf("Resolve(nosuch) error = %v, want ErrNoSpec naming the jv ids", err)
+	// A target that names nothing gets a "did you mean" among specs and jv reproductions alike,
+	// not the list of them all.
+	for arg, want := range map[string]string{"jv-tabel1": "did you mean jv-table1?", "bpf-fig55": "did you mean bpf-fig5?", "nosuch": "`schedlab reproduce --list` lists them"} {
+		_, err := Resolve([]string{arg})
+		if err == nil || !errors.Is(err, experiments.ErrNoSpec) || !errors.Is(err, experiments.ErrConfig) || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "jv-fig13") {
+			t.Errorf("Resolve(%s) error = %v, want ErrNoSpec with %q and no list", arg, err, want)
+		}
 	}
 	if all := AllIDs(); all[len(all)-1] != "jv-refine" || !slices.Contains(all, "demo/policies") {
 		t.Errorf("AllIDs() = %v", all)

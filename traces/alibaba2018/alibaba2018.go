@@ -41,8 +41,11 @@
 // time, plan_cpu or plan_mem, start_time 0, end_time before start_time, zero instances, a zero
 // demand, a demand larger than one machine, or a parent task number that no row of the job
 // carries (the subsets were cut from the trace and lost some tasks). Skipping whole jobs keeps
-// every replayed DAG complete. Malformed input — wrong field counts, non-numbers, negative or
-// overflowing values, bad job or task names, a task number used twice in a job, a dependency
+// every replayed DAG complete; a file none of whose jobs can be replayed is an error listing the
+// reasons. Malformed input — wrong field counts, a stray quote, a quote left open at the end of
+// its line (no field of the trace spans lines; reported at once, at its field), a line over 64
+// KiB, non-numbers, negative
+// or overflowing values, bad job or task names, a task number used twice in a job, a dependency
 // cycle, an unexpected header — is an error naming the file, line, field and reason.
 package alibaba2018
 
@@ -169,7 +172,7 @@ func Parse(r io.Reader, name string, o Options) (*traces.Workload, *Stats, error
 		stats: &Stats{Skipped: map[string]int{}},
 		done:  map[string]int{},
 	}
-	cr := csv.NewReader(r)
+	cr := csv.NewReader(&quoteGuard{r: r})
 	cr.FieldsPerRecord = len(Header)
 	cr.ReuseRecord = true
 	jobs, err := p.parse(cr)
@@ -232,6 +235,14 @@ func (p *parser) parse(cr *csv.Reader) ([]traces.Job, error) {
 					return nil, p.errf(pe.Line, "row", "want %d fields (%s), got %d", len(Header), strings.Join(Header, ","), len(rec))
 				}
 				return nil, p.errf(pe.Line, "row", "column %d: %v", pe.Column, pe.Err)
+			}
+			var le *lineError
+			if errors.As(err, &le) {
+				field := "row"
+				if le.field >= 0 && le.field < len(Header) {
+					field = Header[le.field]
+				}
+				return nil, p.errf(le.line, field, "%s", le.msg)
 			}
 			return nil, p.errf(0, "file", "%v", err)
 		}

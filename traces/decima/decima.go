@@ -244,7 +244,18 @@ type lineIndex struct {
 	total int64
 }
 
+// MaxFileBytes bounds the size of a Decima file; the published ones are under 1.5 MB. The JSON
+// decoder holds a query's value whole (and, in an unterminated string, the rest of the file).
+const MaxFileBytes = 64 << 20
+
+// errTooLarge is lineIndex's error past MaxFileBytes.
+var errTooLarge = fmt.Errorf("larger than %d bytes; the Decima TPC-H files are about 1 MB", MaxFileBytes)
+
 func (l *lineIndex) Read(b []byte) (int, error) {
+	if l.n >= MaxFileBytes {
+		return 0, errTooLarge
+	}
+	b = b[:min(int64(len(b)), MaxFileBytes-l.n)]
 	n, err := l.r.Read(b)
 	for i, c := range b[:n] {
 		if c == '\n' {

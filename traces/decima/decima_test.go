@@ -320,6 +320,8 @@ func TestCorrupt(t *testing.T) {
 		{"not an object", "[1,2]", 1, "file", "JSON object"},
 		{"empty object", "{}", 1, "file", "no queries"},
 		{"truncated", "{" + good[:len(good)-40], 1, "q1", "unexpected end of file"},
+		{"unterminated string", "{\n" + strings.Replace(good, `"num_nodes"`, `"num_nodes`, 1) + "\n}", 2, "q1", "invalid JSON"},
+		{"unterminated string at the end", "{\n" + good + ",\n\"q2", 3, "file", "unexpected end of file"},
 		{"invalid json", "{" + strings.Replace(good, `"query":1`, `"query":1,,`, 1) + "}", 1, "q1", "invalid JSON"},
 		{"bad key", `{"x1":{}}`, 1, "key", "q<N>, got \"x1\""},
 		{"duplicate key", "{" + good + "," + good + "}", 1, "key", "duplicate query key \"q1\""},
@@ -361,6 +363,36 @@ func TestCorrupt(t *testing.T) {
 	}
 	if _, err := Parse(strings.NewReader("{"+good+"}"), "ok.json", Options{}); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// endlessString is `{"q1":{"query":"` and then x forever, counting the bytes read.
+type endlessString struct{ read int64 }
+
+func (e *endlessString) Read(p []byte) (int, error) {
+	const head = `{"q1":{"query":"`
+	n := 0
+	if e.read == 0 {
+		n = copy(p, head)
+	}
+	for i := n; i < len(p); i++ {
+		p[i] = 'x'
+	}
+	e.read += int64(len(p))
+	return len(p), nil
+}
+
+// TestEndlessInputIsRefused: a string that never ends (the JSON decoder holds it whole) is an
+// error at MaxFileBytes, not an out-of-memory death.
+func TestEndlessInputIsRefused(t *testing.T) {
+	in := &endlessString{}
+	_, err := Parse(in, "endless.json", Options{})
+	var se *SyntaxError
+	if !errors.As(err, &se) || se.File != "endless.json" || !strings.Contains(se.Msg, "larger than 67108864 bytes") {
+		t.Fatalf("err = %v, want a *SyntaxError naming the file and the size limit", err)
+	}
+	if in.read > MaxFileBytes+1<<20 {
+		t.Errorf("read %d bytes", in.read)
 	}
 }
 

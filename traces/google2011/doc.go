@@ -5,8 +5,8 @@
 // The files have no header; fields are comma separated and an empty field is a missing value.
 // Times are microseconds of trace time; 0 means "before the trace window" (the window starts at
 // 600 s) and 2^63-1 means "after it". Jobs and tasks go through SUBMIT, SCHEDULE and one of the
-// terminal events EVICT, FAIL, FINISH, KILL or LOST; a SUBMIT after a terminal event (or a second
-// SUBMIT at all) is a resubmission of the same job or task, not an error.
+// terminal events EVICT, FAIL, FINISH, KILL or LOST; a SUBMIT after a terminal event is a
+// resubmission of the same job or task (see "Event order" for what may follow what).
 //
 // ScanJobs streams per-job records (submit, first schedule, end, final state, runtime, features,
 // and, when task_events are given, task count, requests and priority) with memory bounded by the
@@ -65,5 +65,28 @@
 // 112% of the cell's CPU, which the replay, placing requests exactly, cannot fit, so a replay of
 // the trace queues more than the cell did.
 //
-// Bad input is reported as a *ParseError naming the file, line and field.
+// # Event order
+//
+// Jobs and tasks follow the trace's life cycle: SUBMIT makes one pending, SCHEDULE running, a
+// terminal event ends it, and only a SUBMIT (a resubmission) may follow an end. An event that
+// breaks it is an error at that event's line: a FINISH of a job or task that is pending (only
+// what runs finishes), a SUBMIT of one pending or running, a SCHEDULE of one running,
+// UPDATE_RUNNING while pending or UPDATE_PENDING while running, anything but SUBMIT after an end,
+// and a job resubmitted after its FINISH. An input that begins at the trace's beginning (its
+// first event at time 0, as part 0 of each table begins) holds every history whole, so there a
+// job's or task's first event must be its SUBMIT; an input that starts later may begin any
+// history in the middle. All 500 parts of job_events and task_events parts 0-9 keep these rules
+// (the one liberty they take, an EVICT of a pending task, 145 times in parts 0-9, is allowed), so
+// a violation means a damaged or hand-edited file. Events the trace marks reconstructed
+// (missing_info set: dated by the snapshot that revealed them) are exempt.
+//
+// # Input format
+//
+// Fields are separated by commas. The trace quotes nothing, but a field quoted as CSV quotes
+// ("a,b", with "" for a quote) is read unquoted; a quote left open at the end of its line, or a
+// quote inside an unquoted field, is an error.
+//
+// Bad input is reported as a *ParseError naming the file, line and field. Requests and machine
+// capacities beyond traces.MaxAmount (far beyond any machine; they are fractions of the largest)
+// are errors wrapping traces.ErrRange, and an input that yields no job is an error saying why.
 package google2011

@@ -74,7 +74,11 @@ type ParseError struct {
 	Line  int64
 	Field string
 	Msg   string
+	Err   error // the cause, if another package's error (traces.ErrRange)
 }
+
+// Unwrap returns the cause.
+func (e *ParseError) Unwrap() error { return e.Err }
 
 // Error renders "google2011: FILE:LINE: field \"NAME\": MESSAGE".
 func (e *ParseError) Error() string {

@@ -32,6 +32,20 @@ func te(t int64, id int64, idx int, typ EventType, prio int, cpu, mem string) st
 	return fmt.Sprintf("%d,,%d,%d,,%d,user%d,1,%d,%s,%s,,", t, id, idx, typ, id%2, prio, cpu, mem)
 }
 
+// jeMissing is je with the missing_info field set (an event the trace reconstructed).
+func jeMissing(t int64, id int64, typ EventType, missing int) string {
+	return fmt.Sprintf("%d,%d,%d,%d,user%d,1,name%d,logical%d", t, missing, id, typ, id%2, id, id%3)
+}
+
+// distinctJobs returns n SUBMIT lines of n jobs.
+func distinctJobs(n int) []byte {
+	ls := make([]string, n)
+	for i := range ls {
+		ls[i] = je(700*s1, int64(i), Submit)
+	}
+	return lines(ls...)
+}
+
 func lines(ls ...string) []byte { return []byte(strings.Join(ls, "\n") + "\n") }
 
 // scanLines runs the job scanner over in-memory job and task events.
@@ -93,15 +107,13 @@ func TestScanJobsSemantics(t *testing.T) {
 					t.Errorf("Resubmissions = %d", st.Resubmissions)
 				}
 			}},
-		{"duplicate submit", lines(je(700*s1, 7, Submit), je(710*s1, 7, Submit), je(720*s1, 7, Schedule), je(730*s1, 7, Finish)), nil,
-			[]string{rec(7, 700*s1, 720*s1, 730*s1, Finish, 10*s1, 0, nan, nan, -1, 1)}, nil},
 		{"resubmitted after report", lines(
-			je(1000*s1, 8, Submit), je(1001*s1, 8, Schedule), je(1002*s1, 8, Finish),
-			je(1002*s1+h+1, 9, Submit), // reports job 8
-			je(1002*s1+h+2, 8, Finish), // late: ignored
+			je(1000*s1, 8, Submit), je(1001*s1, 8, Schedule), je(1002*s1, 8, Fail),
+			je(1002*s1+h+1, 9, Submit),         // reports job 8
+			jeMissing(1002*s1+h+2, 8, Lost, 1), // late, reconstructed by the trace: counted, ignored
 			je(1002*s1+h+3, 8, Submit), je(1002*s1+h+4, 8, Schedule), je(1002*s1+h+5, 8, Finish)), nil,
 			[]string{
-				rec(8, 1000*s1, 1001*s1, 1002*s1, Finish, 1*s1, 0, nan, nan, -1, 0),
+				rec(8, 1000*s1, 1001*s1, 1002*s1, Fail, -1, 0, nan, nan, -1, 0),
 				rec(8, 1002*s1+h+3, 1002*s1+h+4, 1002*s1+h+5, Finish, 1, 0, nan, nan, -1, 0),
 				rec(9, 1002*s1+h+1, -1, -1, Submit, -1, 0, nan, nan, -1, 0),
 			},
@@ -148,6 +160,8 @@ func TestScanJobsSemantics(t *testing.T) {
 					t.Errorf("LateTaskEvents = %d", st.LateTaskEvents)
 				}
 			}},
+		{"a history begun before the input", lines(je(700*s1, 18, Kill), je(701*s1, 18, Submit), je(702*s1, 18, Schedule), je(703*s1, 18, Finish)), nil,
+			[]string{rec(18, 701*s1, 702*s1, 703*s1, Finish, 1*s1, 0, nan, nan, -1, 0)}, nil},
 		{"crlf and blank lines", []byte(je(700*s1, 17, Submit) + "\r\n\r\n" + je(701*s1, 17, Schedule) + "\r\n\n" + je(702*s1, 17, Finish)), nil,
 			[]string{rec(17, 700*s1, 701*s1, 702*s1, Finish, 1*s1, 0, nan, nan, -1, 0)}, nil},
 	}
@@ -182,11 +196,11 @@ func TestBadInput(t *testing.T) {
 		{"blank only", "job_events.csv", []byte("\n\n"), nil, 0, "", "empty file"},
 		{"empty gzip", "job_events.csv.gz", gz(t, nil), nil, 0, "", "empty file"},
 		{"truncated gzip", "job_events.csv.gz", func() []byte {
-			b := gz(t, bytes.Repeat(lines(good), 2000))
+			b := gz(t, distinctJobs(2000))
 			return b[:len(b)/2]
 		}(), nil, -1, "", "truncated"},
 		{"corrupt gzip", "job_events.csv.gz", func() []byte {
-			b := gz(t, bytes.Repeat(lines(good), 2000))
+			b := gz(t, distinctJobs(2000))
 			for i := 20; i < 60; i++ {
 				b[i] ^= 0x5a
 			}

@@ -59,7 +59,8 @@ func TestRecycledStateIsFresh(t *testing.T) {
 	want.tasks = taskSet{}
 	st := s.state(2, 0)
 	fillFields(reflect.ValueOf(st).Elem())
-	st.tasks.add(3, true)
+	st.tasks.add(3, running, true)
+	st.tasks.add(1<<21, dead, true)
 	st.runs.get(3, 5).attempts = 2
 	st.runs.get(1<<21, 6)
 	s.open.del(st.rec.ID)
@@ -70,7 +71,7 @@ func TestRecycledStateIsFresh(t *testing.T) {
 	}
 	got.seq = want.seq // creation order differs by design
 	cmp := *got
-	if len(cmp.tasks.seen) != 0 || len(cmp.tasks.req) != 0 || cmp.tasks.big != nil {
+	if len(cmp.tasks.lives) != 0 || len(cmp.tasks.req) != 0 || cmp.tasks.big != nil {
 		t.Errorf("recycled task set not empty: %+v", cmp.tasks)
 	}
 	cmp.tasks = taskSet{}

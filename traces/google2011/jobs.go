@@ -69,38 +69,51 @@ type ScanStats struct {
 	JobEventsAfterTasks bool
 }
 
-// taskSet records which task indices of a job were seen and which had a request counted.
+// taskSet records the life state of each task index of a job (unseen until its first event)
+// and which had a request counted.
 type taskSet struct {
-	seen, req []uint64
-	big       map[int32]uint8 // indices ≥ bitsetLimit: bit 0 seen, bit 1 request counted
+	lives []life
+	req   []uint64
+	big   map[int32]uint8 // indices ≥ bitsetLimit: bits 0-1 life, bit 2 request counted
 }
 
 const bitsetLimit = 1 << 20
 
-// add marks index seen (and, if withReq, its request counted) and reports whether it was new and
+// life returns the state of task index.
+func (s *taskSet) life(index int32) life {
+	if index >= bitsetLimit {
+		return life(s.big[index] & 3)
+	}
+	if int(index) < len(s.lives) {
+		return s.lives[index]
+	}
+	return unseen
+}
+
+// add sets the state of task index (and, if withReq, marks its request counted) and reports
 // whether its request had not been counted before.
-func (s *taskSet) add(index int32, withReq bool) (isNew, reqNew bool) {
+func (s *taskSet) add(index int32, l life, withReq bool) (reqNew bool) {
 	if index >= bitsetLimit {
 		if s.big == nil {
 			s.big = make(map[int32]uint8)
 		}
 		v := s.big[index]
-		isNew = v&1 == 0
-		reqNew = withReq && v&2 == 0
-		v |= 1
+		reqNew = withReq && v&4 == 0
+		v = v&^3 | uint8(l)
 		if withReq {
-			v |= 2
+			v |= 4
 		}
 		s.big[index] = v
 		return
 	}
+	for len(s.lives) <= int(index) {
+		s.lives = append(s.lives, unseen)
+	}
+	s.lives[index] = l
 	w, b := int(index>>6), uint64(1)<<(index&63)
-	for len(s.seen) <= w {
-		s.seen = append(s.seen, 0)
+	for len(s.req) <= w {
 		s.req = append(s.req, 0)
 	}
-	isNew = s.seen[w]&b == 0
-	s.seen[w] |= b
 	if withReq && s.req[w]&b == 0 {
 		reqNew = true
 		s.req[w] |= b
@@ -109,7 +122,7 @@ func (s *taskSet) add(index int32, withReq bool) (isNew, reqNew bool) {
 }
 
 func (s *taskSet) reset() {
-	s.seen, s.req = s.seen[:0], s.req[:0]
+	s.lives, s.req = s.lives[:0], s.req[:0]
 	s.big = nil
 }
 
@@ -124,6 +137,7 @@ type jobState struct {
 	tasks          taskSet
 	cpuSum, memSum float64
 	reqN           int32
+	life           life      // the job's state in its life cycle (job_events only)
 	runs           taskTable // task-level scans only: every task's last run
 }
 
@@ -175,6 +189,9 @@ type jobScanner struct {
 	taskLevel bool
 	lastTask  traces.Time        // time of the last task event before AfterWindow
 	machines  map[int64]struct{} // task-level: machines that tasks were scheduled on
+
+	// jobs and tasks are the readers of the scan, which locate errors in the events they read.
+	jobs, tasks *lineReader
 }
 
 // ScanJobs streams the job records of src's job_events, merged in time order with its
@@ -184,6 +201,12 @@ type jobScanner struct {
 // (End = -1, FinalState = the last event's type, Runtime = -1). The record passed to fn is reused
 // afterwards: copy it to keep it. Jobs seen only in task_events are not reported. Memory holds
 // the jobs alive at a time, not the whole input. An error from fn stops the scan and is returned.
+//
+// Events in an order the trace's semantics forbid are *ParseErrors at the event (see the package
+// documentation, "Event order"): a FINISH of a job or task never scheduled, a second SUBMIT or
+// SCHEDULE without an end in between, any event but SUBMIT after an end, a job resubmitted after
+// its FINISH, and, in an input that begins at the trace's beginning, a history that does not
+// start with SUBMIT. Events the trace marks reconstructed (missing_info set) are exempt.
 func ScanJobs(src Source, fn func(*JobRecord) error) error {
 	var st ScanStats
 	return scanJobs(src, fn, &st)
@@ -228,6 +251,7 @@ func (s *jobScanner) scan(jobFiles, taskFiles []string, opener func(string) (io.
 		}
 	}
 	stats.JobEventFiles, stats.TaskEventFiles = len(jobFiles), len(taskFiles)
+	s.jobs, s.tasks = jobs, tasks
 	err := s.run(jobs, tasks)
 	stats.JobEvents = jobs.allLines
 	stats.GzipBytes = jobs.gzBytes
@@ -282,7 +306,9 @@ func (s *jobScanner) run(jobs, tasks *lineReader) error {
 			if err := s.expire(je.time); err != nil {
 				return err
 			}
-			s.jobEvent(&je)
+			if err := s.jobEvent(&je); err != nil {
+				return err
+			}
 			if err := advanceJob(); err != nil {
 				return err
 			}
@@ -293,7 +319,9 @@ func (s *jobScanner) run(jobs, tasks *lineReader) error {
 			if te.time != AfterWindow {
 				s.lastTask = te.time
 			}
-			s.taskEvent(&te)
+			if err := s.taskEvent(&te); err != nil {
+				return err
+			}
 			if err := advanceTask(); err != nil {
 				return err
 			}
@@ -378,7 +406,7 @@ func (s *jobScanner) state(id int64, now traces.Time) *jobState {
 	s.seq++
 	// Field by field, keeping st.tasks' storage: whole-struct assignments of these pointerful
 	// structs run bulk write barriers while the collector is marking.
-	st.seq, st.gen, st.closing, st.reported, st.hasJobEvent, st.firstSeen = s.seq, 0, false, false, false, now
+	st.seq, st.gen, st.closing, st.reported, st.hasJobEvent, st.firstSeen, st.life = s.seq, 0, false, false, false, now, unseen
 	st.cpuSum, st.memSum, st.reqN = 0, 0, 0
 	r := &st.rec
 	r.ID, r.Submit, r.FirstSchedule, r.End, r.FinalState, r.Runtime = id, -1, -1, -1, Submit, -1
@@ -433,6 +461,7 @@ type jobEvent struct {
 	jobID               int64
 	typ                 EventType
 	schedClass          int8
+	missingInfo         int8
 	user, name, logical []byte
 }
 
@@ -441,9 +470,11 @@ func (e *jobEvent) parse(r *lineReader, f [][]byte) error {
 	if e.time, err = r.time(f, 0); err != nil {
 		return err
 	}
-	if _, err = r.small(f, 1, 0, 2, false); err != nil {
+	mi, err := r.small(f, 1, 0, 2, false)
+	if err != nil {
 		return err
 	}
+	e.missingInfo = int8(mi)
 	if e.jobID, err = r.uint(f, 2, true); err != nil {
 		return err
 	}
@@ -459,12 +490,28 @@ func (e *jobEvent) parse(r *lineReader, f [][]byte) error {
 	return nil
 }
 
-func (s *jobScanner) jobEvent(e *jobEvent) {
+// jobEvent applies a job event. An event the job's life cycle forbids (see misordered) is an
+// error, unless the trace marks it reconstructed; so is a SUBMIT after the job's FINISH: all 500
+// parts of job_events resubmit none of their 385,582 finished jobs (their one resubmission
+// follows a FAIL).
+func (s *jobScanner) jobEvent(e *jobEvent) error {
 	st := s.open.get(e.jobID)
+	if !reconstructed(e.missingInfo) {
+		l, why := unseen, ""
+		if st != nil {
+			l = st.life
+		}
+		if why = misordered(l, e.typ, s.jobs.fromStart()); why == "" && l == dead && e.typ == Submit && st.rec.FinalState == Finish {
+			why = "after its FINISH: a finished job is not resubmitted (none of the trace's 385,582 is)"
+		}
+		if why != "" {
+			return orderErr(s.jobs, 3, e.typ, jobWhat(e.jobID), why)
+		}
+	}
 	if st != nil && st.reported {
 		if e.typ != Submit {
-			s.stats.LateJobEvents++
-			return
+			s.stats.LateJobEvents++ // a reconstructed event
+			return nil
 		}
 		st = nil // a resubmission after the record was reported starts a new record
 	}
@@ -517,13 +564,18 @@ func (s *jobScanner) jobEvent(e *jobEvent) {
 			r.FinalState = e.typ
 		}
 	}
+	st.life = after(e.typ)
+	return nil
 }
 
-func (s *jobScanner) taskEvent(e *taskEvent) {
+// taskEvent applies a task event to its job. A task event for a job already reported is
+// counted and dropped (its job ended more than ResubmitGrace before); one that the task's life
+// cycle forbids (see misordered) is an error unless the trace marks it reconstructed.
+func (s *jobScanner) taskEvent(e *taskEvent) error {
 	st := s.open.get(e.jobID)
 	if st != nil && st.reported {
 		s.stats.LateTaskEvents++
-		return
+		return nil
 	}
 	if st == nil {
 		st = s.state(e.jobID, e.time)
@@ -532,12 +584,15 @@ func (s *jobScanner) taskEvent(e *taskEvent) {
 		st.rec.User = s.users.get(e.user)
 	}
 	if s.taskLevel {
-		s.taskRunEvent(st, e)
-		return
+		return s.taskRunEvent(st, e)
+	}
+	l := st.tasks.life(e.index)
+	if err := s.checkTask(l, e); err != nil {
+		return err
 	}
 	withReq := !math.IsNaN(e.ev.CPURequest) && !math.IsNaN(e.ev.MemRequest)
-	isNew, reqNew := st.tasks.add(e.index, withReq)
-	if isNew {
+	reqNew := st.tasks.add(e.index, after(e.ev.Type), withReq)
+	if l == unseen {
 		st.rec.Tasks++
 	}
 	if reqNew {
@@ -548,6 +603,18 @@ func (s *jobScanner) taskEvent(e *taskEvent) {
 	if e.ev.Priority > st.rec.Priority {
 		st.rec.Priority = e.ev.Priority
 	}
+	return nil
+}
+
+// checkTask returns the error of a task event its task's life cycle (in state l) forbids.
+func (s *jobScanner) checkTask(l life, e *taskEvent) error {
+	if reconstructed(e.ev.MissingInfo) {
+		return nil
+	}
+	if why := misordered(l, e.ev.Type, s.tasks.fromStart()); why != "" {
+		return orderErr(s.tasks, 5, e.ev.Type, taskWhat(e.jobID, e.index), why)
+	}
+	return nil
 }
 
 // strCache shares the strings of repeated byte strings (user and job names repeat across

@@ -45,7 +45,15 @@ type lineReader struct {
 	gzBytes  int64 // bytes of gzip files read, for throughput figures
 	allLines int64
 	lastTime traces.Time
+	// timed is 0 before the first time is parsed, then 2 if the input's first event is at time
+	// 0 (the input begins at the trace's beginning, see fromStart), else 1.
+	timed int8
 }
+
+// fromStart reports whether the table's input begins at the beginning of the trace: its first
+// event is at time 0 (BeforeWindow), as part 0 of every table begins. Such an input holds every
+// job's and task's whole history, SUBMIT first.
+func (r *lineReader) fromStart() bool { return r.timed == 2 }
 
 // chunkSize is the unit of decompressed data handed from the reading goroutine to the parser;
 // chunksAhead chunks may be in flight.
@@ -324,14 +332,21 @@ func (r *lineReader) next() ([][]byte, error) {
 		r.rows++
 		r.allLines++
 		f := r.fields[:0]
-		for {
-			i := bytes.IndexByte(b, ',')
-			if i < 0 {
-				f = append(f, b)
-				break
+		if bytes.IndexByte(b, '"') >= 0 {
+			var err error
+			if f, err = r.splitQuoted(f, b); err != nil {
+				return nil, err
 			}
-			f = append(f, b[:i])
-			b = b[i+1:]
+		} else {
+			for {
+				i := bytes.IndexByte(b, ',')
+				if i < 0 {
+					f = append(f, b)
+					break
+				}
+				f = append(f, b[:i])
+				b = b[i+1:]
+			}
 		}
 		r.fields = f
 		if r.rows == 1 && looksLikeHeader(f[0]) {
@@ -342,6 +357,61 @@ func (r *lineReader) next() ([][]byte, error) {
 		}
 		return f, nil
 	}
+}
+
+// splitQuoted splits a line holding a quote into fields as CSV (RFC 4180) quotes them: a field
+// that starts with a quote ends at the next lone quote, and a doubled quote inside it stands for
+// one. The trace itself quotes nothing (its strings are base64 hashes), so this serves CSV files
+// that went through other tools. A quoted field spanning lines is not supported: the line's end
+// inside quotes is an unterminated quote. Fields are unquoted in place in b.
+func (r *lineReader) splitQuoted(f [][]byte, b []byte) ([][]byte, error) {
+	for {
+		i := len(f)
+		if len(b) == 0 || b[0] != '"' {
+			field, rest, more := bytes.Cut(b, []byte{','})
+			if bytes.IndexByte(field, '"') >= 0 {
+				return nil, r.fieldErr(i, "quote inside an unquoted field %q (quote the whole field and double the quotes in it)", field)
+			}
+			f = append(f, field)
+			if !more {
+				return f, nil
+			}
+			b = rest
+			continue
+		}
+		w, k := 0, 1 // the content is copied down over the opening quote
+		for {
+			j := bytes.IndexByte(b[k:], '"')
+			if j < 0 {
+				return nil, r.fieldErr(i, "unterminated quote: the field opened with a quote has no closing quote on this line")
+			}
+			w += copy(b[w:], b[k:k+j])
+			k += j + 1
+			if k < len(b) && b[k] == '"' { // a doubled quote
+				b[w] = '"'
+				w, k = w+1, k+1
+				continue
+			}
+			break
+		}
+		f = append(f, b[:w])
+		switch {
+		case k == len(b):
+			return f, nil
+		case b[k] != ',':
+			return nil, r.fieldErr(i, "text after the closing quote of a quoted field")
+		}
+		b = b[k+1:]
+	}
+}
+
+// fieldErr is errf for a field index that may lie beyond the table's fields (a line with too
+// many).
+func (r *lineReader) fieldErr(i int, format string, args ...any) error {
+	if i < len(r.names) {
+		return r.errf(i, format, args...)
+	}
+	return r.errf(-1, "field %d (of %d): %s", i+1, len(r.names), fmt.Sprintf(format, args...))
 }
 
 // clip renders the start of a line for an error message.
@@ -367,6 +437,12 @@ func (r *lineReader) time(f [][]byte, i int) (traces.Time, error) {
 	}
 	if t < r.lastTime {
 		return 0, r.errf(i, "%d is earlier than the previous event's %d (give the parts of a table in order)", t, r.lastTime)
+	}
+	if r.timed == 0 {
+		r.timed = 1
+		if t == BeforeWindow {
+			r.timed = 2
+		}
 	}
 	r.lastTime = t
 	return t, nil
@@ -457,6 +533,22 @@ func (r *lineReader) float(f [][]byte, i int) (float64, error) {
 		return 0, r.errf(i, "not a finite number: %q", b)
 	case v < 0:
 		return 0, r.errf(i, "negative value %s", b)
+	}
+	return v, nil
+}
+
+// amount parses an optional non-negative resource amount (a request or a capacity, a fraction of
+// the largest machine), checking that it converts to fixed point (traces.CheckedAmount): a value
+// too large for that is an error wrapping traces.ErrRange, not a clamp. Empty gives NaN.
+func (r *lineReader) amount(f [][]byte, i int) (float64, error) {
+	v, err := r.float(f, i)
+	if err != nil || math.IsNaN(v) {
+		return v, err
+	}
+	if _, err := traces.CheckedAmount(v); err != nil {
+		e := r.errf(i, "%v (amounts are fractions of the largest machine)", err).(*ParseError)
+		e.Err = err
+		return 0, e
 	}
 	return v, nil
 }

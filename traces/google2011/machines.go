@@ -68,11 +68,11 @@ func ClusterOf(src Source, at traces.Time) (c traces.Cluster, st MachineStats, e
 		if err != nil {
 			return c, st, err
 		}
-		cpu, err := r.float(f, 4)
+		cpu, err := r.amount(f, 4)
 		if err != nil {
 			return c, st, err
 		}
-		mem, err := r.float(f, 5)
+		mem, err := r.amount(f, 5)
 		if err != nil {
 			return c, st, err
 		}
@@ -122,6 +122,7 @@ func ClusterOf(src Source, at traces.Time) (c traces.Cluster, st MachineStats, e
 			st.Skipped++
 			continue
 		}
+		// In range: each amount passed traces.CheckedAmount where it was read.
 		c.Machines = append(c.Machines, traces.Machine{Name: "m" + strconv.FormatInt(id, 10), Capacity: traces.VecOf(m.cpu, m.mem), Platform: m.platform})
 	}
 	if len(c.Machines) == 0 {

@@ -71,6 +71,11 @@ func TestTaskLevelSemantics(t *testing.T) {
 					t.Errorf("attempts %d evictions %d", st.Attempts, st.Evictions)
 				}
 			}},
+		{"a finished task resubmitted runs again; a pending one may be evicted", lines(je(700*s1, 14, Submit)),
+			lines(te(700*s1, 14, 0, Submit, 2, "0.1", "0.01"), te(701*s1, 14, 0, Schedule, 2, "0.1", "0.01"), te(710*s1, 14, 0, Finish, 2, "0.1", "0.01"),
+				te(711*s1, 14, 0, Submit, 2, "0.1", "0.01"), te(712*s1, 14, 0, Evict, 2, "0.1", "0.01"),
+				te(713*s1, 14, 0, Submit, 2, "0.1", "0.01"), te(714*s1, 14, 0, Schedule, 2, "0.1", "0.01"), te(750*s1, 14, 0, Finish, 2, "0.1", "0.01")),
+			[]string{"job 14 submit 700000000 class sc1 prio 2 queue middle | tasks x1 [0.1 0.01] 36000/2/1/finished"}, nil},
 		{"killed, evicted and lost runs keep what they ran", lines(je(700*s1, 3, Submit)),
 			lines(te(700*s1, 3, 0, Submit, 0, "0.1", "0.01"), te(700*s1, 3, 1, Submit, 0, "0.1", "0.01"), te(700*s1, 3, 2, Submit, 0, "0.1", "0.01"),
 				te(701*s1, 3, 0, Schedule, 0, "0.1", "0.01"), te(702*s1, 3, 1, Schedule, 0, "0.1", "0.01"), te(703*s1, 3, 2, Schedule, 0, "0.1", "0.01"),

@@ -14,6 +14,7 @@ type taskRun struct {
 	evictions int32 // EVICT events
 	priority  int8  // at the last SCHEDULE (before it: the latest seen)
 	end       EventType
+	life      life // the task's state in its life cycle
 	// sched is the last SCHEDULE's time, -1 before the first; stop is the time of the terminal
 	// event that ended that run (its type in end), -1 while it runs.
 	sched, stop traces.Time
@@ -46,7 +47,7 @@ func (tt *taskTable) get(index int32, t traces.Time) *taskRun {
 		return &tt.runs[p]
 	}
 	p := int32(len(tt.runs))
-	tt.runs = append(tt.runs, taskRun{index: index, sched: -1, stop: -1, first: t, cpu: -1, mem: -1, reqCPU: -1, reqMem: -1, priority: -1, end: Submit})
+	tt.runs = append(tt.runs, taskRun{index: index, sched: -1, stop: -1, first: t, cpu: -1, mem: -1, reqCPU: -1, reqMem: -1, priority: -1, end: Submit, life: unseen})
 	switch {
 	case int(index) < len(tt.pos):
 		tt.pos[index] = p + 1
@@ -104,8 +105,12 @@ func fixed(x float64) int32 {
 }
 
 // taskRunEvent applies a task event to its task's run in a task-level scan.
-func (s *jobScanner) taskRunEvent(st *jobState, e *taskEvent) {
+func (s *jobScanner) taskRunEvent(st *jobState, e *taskEvent) error {
 	r := st.runs.get(e.index, e.time)
+	if err := s.checkTask(r.life, e); err != nil {
+		return err
+	}
+	r.life = after(e.ev.Type)
 	if c, m := fixed(e.ev.CPURequest), fixed(e.ev.MemRequest); c >= 0 || m >= 0 {
 		if c >= 0 {
 			r.reqCPU = c
@@ -133,4 +138,5 @@ func (s *jobScanner) taskRunEvent(st *jobState, e *taskEvent) {
 			r.stop, r.end = e.time, typ
 		}
 	}
+	return nil
 }

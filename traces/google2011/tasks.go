@@ -93,10 +93,10 @@ func (e *taskEvent) parse(r *lineReader, f [][]byte) error {
 		return err
 	}
 	e.ev.Priority = int8(v)
-	if e.ev.CPURequest, err = r.float(f, 9); err != nil {
+	if e.ev.CPURequest, err = r.amount(f, 9); err != nil {
 		return err
 	}
-	if e.ev.MemRequest, err = r.float(f, 10); err != nil {
+	if e.ev.MemRequest, err = r.amount(f, 10); err != nil {
 		return err
 	}
 	if e.ev.DiskRequest, err = r.float(f, 11); err != nil {
@@ -119,6 +119,7 @@ type taskState struct {
 	seq     uint64
 	gen     uint32
 	closing bool
+	life    life
 }
 
 type taskClosing struct {
@@ -131,7 +132,8 @@ type taskClosing struct {
 // task when its history is complete — ResubmitGrace after its terminal event (a task evicted or
 // failed is usually resubmitted within seconds) — and, at the end of the input, for the tasks
 // still pending or running, in order of their first event. The record passed to fn is reused
-// afterwards: copy it (and its Events) to keep it. Memory holds the tasks alive at a time.
+// afterwards: copy it (and its Events) to keep it. Memory holds the tasks alive at a time. An
+// event order the trace's semantics forbid is an error (see ScanJobs).
 func ScanTasks(src Source, fn func(*TaskRecord) error) error {
 	files, err := expand(src.TaskEvents)
 	if err != nil {
@@ -197,6 +199,12 @@ func ScanTasks(src Source, fn func(*TaskRecord) error) error {
 			st.rec.JobID, st.rec.Index = e.jobID, e.index
 			open[k] = st
 		}
+		if !reconstructed(e.ev.MissingInfo) {
+			if why := misordered(st.life, e.ev.Type, r.fromStart()); why != "" {
+				return orderErr(r, 5, e.ev.Type, taskWhat(e.jobID, e.index), why)
+			}
+		}
+		st.life = after(e.ev.Type)
 		if st.rec.User == "" && len(e.user) > 0 {
 			st.rec.User = in.get(e.user)
 		}

@@ -330,12 +330,36 @@ func largest(cluster traces.Cluster) traces.Vec {
 	return l
 }
 
-// run streams the workload's jobs to emit (see Convert).
+// run streams the workload's jobs to emit (see Convert). An input that yields no job is an error
+// saying why.
 func (c *conversion) run(emit func(*traces.Job) error) error {
+	var err error
 	if c.o.Level == LevelTask {
-		return c.runTasks(emit)
+		err = c.runTasks(emit)
+	} else {
+		err = c.runJobs(emit)
 	}
-	return c.runJobs(emit)
+	if err == nil && c.st.Imported == 0 {
+		err = c.noJobs()
+	}
+	return err
+}
+
+// noJobs explains an import that yields no job, naming the input's first job_events file.
+func (c *conversion) noJobs() error {
+	st := &c.st
+	var why string
+	switch {
+	case st.Scan.Records == 0:
+		why = fmt.Sprintf("the input's %d job events hold no job (jobs seen only in task_events: %d)", st.Scan.JobEvents, st.Scan.OrphanJobs)
+	case c.o.Level == LevelTask:
+		why = fmt.Sprintf("none of its %d jobs has a task scheduled in the input (%d tasks seen, never scheduled)", st.Scan.Records, st.Tasks.Seen)
+	default:
+		x := st.Excluded
+		why = fmt.Sprintf("none of its %d jobs finished inside the trace window (unfinished %d, still open %d, no submit %d, before window %d, never scheduled %d, after window %d, zero runtime %d)",
+			st.Scan.Records, x.Unfinished, x.StillOpen, x.NoSubmit, x.BeforeWindow, x.NeverScheduled, x.AfterWindow, x.ZeroRuntime)
+	}
+	return &ParseError{File: c.jobFiles[0], Msg: "no job to import: " + why}
 }
 
 func (c *conversion) runTasks(emit func(*traces.Job) error) error {
@@ -374,6 +398,7 @@ func (c *conversion) runJobs(emit func(*traces.Job) error) error {
 			*x++
 			return nil
 		}
+		// In range: means of requests that each passed traces.CheckedAmount where they were read.
 		demand := traces.VecOf(rec.CPURequest, rec.MemRequest)
 		if math.IsNaN(rec.CPURequest) || math.IsNaN(rec.MemRequest) || demand.IsZero() {
 			demand = defaultDemand

@@ -6,7 +6,8 @@
 // # Format
 //
 // The file is whitespace separated, one DAG after another. Blank lines, trailing whitespace and
-// CRLF line ends are ignored. Each DAG is
+// CRLF line ends are ignored. Quotes mean nothing: a token holding one is text where the format
+// has names and an error where it wants a number. Each DAG is
 //
 //	# 0: TPC-H query10                                  optional comment: the DAG's name
 //	<numStages> <dagId> [arrival_s] [queue] [sessionId]  header

@@ -268,6 +268,7 @@ func TestCorrupt(t *testing.T) {
 		{"overflowing duration", "1 0\nA 1e12 0.1 0.1 1\n0\n", 2, "taskDuration", "larger than"},
 		{"infinite duration", "1 0\nA +Inf 0.1 0.1 1\n0\n", 2, "taskDuration", "want a number"},
 		{"non-numeric demand", "1 0\nA 1 0.1 lots 1\n0\n", 2, "r2", "want a number"},
+		{"quoted demand", "1 0\nA 1 \"0.1\" 0.1 1\n0\n", 2, "r1", "want a number, got \"\\\"0.1\\\"\""},
 		{"negative demand", "1 0\nA 1 -0.1 0.1 1\n0\n", 2, "r1", "outside [0, 1]"},
 		{"demand above one machine", "1 0\nA 1 1.5 0.1 1\n0\n", 2, "r1", "outside [0, 1]"},
 		{"zero demand", "1 0\nA 1 0 0 0.5 1\n0\n", 2, "demand", "all 2 kept dimensions (cpu, mem) are zero"},
