@@ -390,7 +390,7 @@ func TestMaxPendingAndBEStarts(t *testing.T) {
 // without a preemption delay. Every plan must be valid (the engine checks, with its invariants
 // under -tags invariants) and every job must finish (unless late SLO jobs are dropped). Solves
 // are capped at 1 s: contended gangs on a small partition can take seconds to prove optimal,
-// and a limited solve must still give a valid plan.
+// and a limited solve must still give a valid plan (its incumbent, or no change that cycle).
 func TestRandomWorkloads(t *testing.T) {
 	seeds := 2
 	if testing.Short() {
@@ -430,8 +430,13 @@ func TestRandomWorkloads(t *testing.T) {
 				wc := *w
 				wc.Jobs = append([]traces.Job(nil), w.Jobs...)
 				res, pol := run(t, &wc, params, replay.Config{PreemptDelay: delay})
-				if pol.stats.fallbacks != 0 {
-					t.Errorf("seed %d %v delay %d: %d fallbacks", seed, params, delay, pol.stats.fallbacks)
+				// A fallback is allowed only where the 1 s limit stopped a solve before any
+				// solution (on a loaded host a solve HiGHS normally proves in milliseconds can
+				// run out of wall time); one for any other reason is a failure.
+				for _, row := range pol.rec.rows {
+					if row.fallback && !row.limit {
+						t.Errorf("seed %d %v delay %d: t=%d fallback with status %s", seed, params, delay, row.t, row.status)
+					}
 				}
 				for _, jr := range res.Jobs {
 					if !jr.Completed && !(params["late_slo"] == LateDrop && jr.Deadline > 0) {
