@@ -14,16 +14,15 @@ import (
 )
 
 // newPredictor builds the run's online runtime predictor from c.Predict. With predict.warm,
-// JVuPredict starts from a copy of a predictor that has replayed that trace (warmedJVu).
+// JVuPredict starts from a copy of a predictor that has replayed that trace (warmedJVu); the
+// other predictors learn nothing and ignore it, so that one base configuration serves systems
+// with and without JVuPredict.
 func newPredictor(c Config) (predict.Predictor, error) {
 	o := predict.Options{
 		Features: c.Predict.Features, Estimators: c.Predict.Estimators, Secondary: c.Predict.Secondary,
 		MedianFilter: c.Predict.MedianFilter, NoiseBias: c.Predict.NoiseBias, NoiseSigma: c.Predict.NoiseStd,
 	}
-	if c.Predict.Warm != "" {
-		if c.Predict.Name != predict.JVuName {
-			return nil, fmt.Errorf("%w: predict.warm: only %s learns from history (predict.name is %q)", ErrConfig, predict.JVuName, c.Predict.Name)
-		}
+	if c.Predict.Warm != "" && c.Predict.Name == predict.JVuName {
 		return warmedJVu(c.Predict.Warm, o)
 	}
 	pr, err := predict.New(c.Predict.Name, o, Rand(c.Seed, "predict/"+c.Predict.Name))

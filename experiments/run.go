@@ -7,7 +7,6 @@ import (
 
 	"github.com/schedlab/schedlab/policies"
 	"github.com/schedlab/schedlab/policies/builtin"
-	"github.com/schedlab/schedlab/policies/predict"
 	"github.com/schedlab/schedlab/replay"
 	"github.com/schedlab/schedlab/traces"
 )
@@ -106,8 +105,6 @@ func RunHashed(c Config, w *traces.Workload, hash string) (*Outcome, error) {
 		}
 		plog = &predictionLog{Predictor: pr}
 		ec.Estimator = plog
-	} else if c.Predict.Warm != "" {
-		return nil, fmt.Errorf("%w: predict.warm needs predict.name=%s", ErrConfig, predict.JVuName)
 	}
 	probe := newWaitProbe(w, ec.Cycle)
 	ec.Log = probe.log
