@@ -81,16 +81,8 @@ func TestReproduceCORA(t *testing.T) {
 			t.Errorf("report.md lacks %q", want)
 		}
 	}
-	var shadow, events int
-	filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
-		if err == nil && d.Name() == "cora_shadow.parquet" {
-			shadow++
-		}
-		if err == nil && d.Name() == "cora_events.parquet" {
-			events++
-		}
-		return nil
-	})
+	n := countFiles(dir, "cora_shadow.parquet", "cora_events.parquet")
+	shadow, events := n["cora_shadow.parquet"], n["cora_events.parquet"]
 	if shadow == 0 || events == 0 {
 		t.Errorf("%d shadow tables, %d event tables", shadow, events)
 	}

@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -72,17 +73,21 @@ func TestReproduceJVSched(t *testing.T) {
 			t.Errorf("report.md lacks %q", want)
 		}
 	}
-	var cycles, predictions int
-	filepath.WalkDir(out, func(path string, d os.DirEntry, err error) error {
-		if err == nil && d.Name() == "cycles.parquet" {
-			cycles++
-		}
-		if err == nil && d.Name() == "predictions.parquet" {
-			predictions++
-		}
-		return nil
-	})
+	n := countFiles(out, "cycles.parquet", "predictions.parquet")
+	cycles, predictions := n["cycles.parquet"], n["predictions.parquet"]
 	if cycles == 0 || predictions == 0 {
 		t.Errorf("%d cycle tables, %d prediction tables", cycles, predictions)
 	}
+}
+
+// countFiles counts the files under root with each of the given names.
+func countFiles(root string, names ...string) map[string]int {
+	n := map[string]int{}
+	filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+		if err == nil && slices.Contains(names, d.Name()) {
+			n[d.Name()]++
+		}
+		return nil
+	})
+	return n
 }
