@@ -32,28 +32,10 @@ func TestReproduceJVSched(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	specs := map[string]bool{}
-	claims := 0
+	specs, claims := checkEvaluated(t, rep, out)
 	for _, sr := range rep.Specs() {
-		specs[sr.Spec.ID] = true
 		if len(sr.Seeds) < 2 {
 			t.Errorf("%s: seeds %v", sr.Spec.ID, sr.Seeds)
-		}
-		for _, f := range sr.Figures {
-			for _, c := range f.Claims {
-				claims++
-				if c.Err != nil {
-					t.Errorf("%s %s: claim %q: %v", sr.Spec.ID, f.Spec.ID, c.Text, c.Err)
-				}
-			}
-			for _, n := range f.Numbers {
-				if n.Err != nil || math.IsNaN(n.Ours.Value) {
-					t.Errorf("%s %s: number %q = %v, %v", sr.Spec.ID, f.Spec.ID, n.Name, n.Ours, n.Err)
-				}
-			}
-			if len(f.Files) == 0 {
-				t.Errorf("%s %s: no files", sr.Spec.ID, f.Spec.ID)
-			}
 		}
 	}
 	for _, id := range []string{"jv/fig9", "jv/fig10", "jv/fig14", "jv/fig15", "jv/fig16"} {
@@ -90,4 +72,38 @@ func countFiles(root string, names ...string) map[string]int {
 		return nil
 	})
 	return n
+}
+
+// checkEvaluated requires every claim and reference number of rep's specs to have been
+// evaluated and every figure to have written non-empty files under out; it returns the specs
+// reproduced and the number of claims.
+func checkEvaluated(t *testing.T, rep *Report, out string) (map[string]bool, int) {
+	t.Helper()
+	specs := map[string]bool{}
+	claims := 0
+	for _, sr := range rep.Specs() {
+		specs[sr.Spec.ID] = true
+		for _, f := range sr.Figures {
+			for _, c := range f.Claims {
+				claims++
+				if c.Err != nil {
+					t.Errorf("%s %s: claim %q: %v", sr.Spec.ID, f.Spec.ID, c.Text, c.Err)
+				}
+			}
+			for _, n := range f.Numbers {
+				if n.Err != nil || math.IsNaN(n.Ours.Value) {
+					t.Errorf("%s %s: number %q = %v, %v", sr.Spec.ID, f.Spec.ID, n.Name, n.Ours, n.Err)
+				}
+			}
+			if len(f.Files) == 0 {
+				t.Errorf("%s %s: no files", sr.Spec.ID, f.Spec.ID)
+			}
+			for _, p := range f.Files {
+				if st, err := os.Stat(filepath.Join(out, p)); err != nil || st.Size() == 0 {
+					t.Errorf("figure file %s: %v", p, err)
+				}
+			}
+		}
+	}
+	return specs, claims
 }
