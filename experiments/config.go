@@ -31,6 +31,7 @@ var Keys = append(baseKeys, workloadKeys()...)
 
 var baseKeys = []Key{
 	{"seed", int64(1), "experiment seed; every random draw derives from it and a component name"},
+	{"system", "", "name of the system under test in figures and claims (a label: it changes nothing in the run)"},
 	{"workload.name", "tpch-fb", "an embedded workload name, or a path to a canonical .parquet/.arrow file or a Carbyne/BoPF .txt DAG file"},
 	{"workload.machines", 0, "override the cluster size (identical machines of the workload's machine capacity); 0 keeps the workload's cluster"},
 	{"workload.pooled", false, "treat the cluster as one capacity vector (CORA/BPF style) instead of placing tasks on machines"},
@@ -51,6 +52,7 @@ var baseKeys = []Key{
 	{"predict.median_filter", false, "JVuPredict: offer median-filtered histories as extra candidates"},
 	{"predict.noise_bias", 0.0, "noisy predictor: mean of the relative error e in percent (prediction = runtime × (1 + e/100))"},
 	{"predict.noise_std", 0.0, "noisy predictor: standard deviation of e in percent"},
+	{"predict.warm", "", "jvupredict: a Google 2011 trace (directory with job_events/) it learns from before the replay, every job in submission order (other predictors ignore it); empty starts with no history"},
 	{"limits.max_tasks", int64(0), "refuse a workload of more tasks than this before replaying it (exit status 1); 0 = half the available memory at 64 bytes per task"},
 	{"limits.max_job_tasks", int64(0), "refuse a workload with a job of more tasks than this; 0 = no per-job limit"},
 	{"limits.max_stage_tasks", int64(0), "refuse a workload with a stage of more tasks than this; 0 = no per-stage limit"},
@@ -59,7 +61,9 @@ var baseKeys = []Key{
 
 // Config is a resolved run configuration.
 type Config struct {
-	Seed     int64
+	Seed int64
+	// System names the system under test (a label for figures and claims).
+	System   string
 	Workload WorkloadConfig
 	Policy   PolicyConfig
 	Engine   EngineConfig
@@ -80,6 +84,8 @@ type PredictConfig struct {
 	MedianFilter bool
 	NoiseBias    float64
 	NoiseStd     float64
+	// Warm is the Google 2011 trace JVuPredict learns from before the replay ("" = none).
+	Warm string
 }
 
 // WorkloadConfig selects, generates and shapes the workload. It is comparable, so sweeps can
@@ -342,6 +348,8 @@ func Resolve(v *viper.Viper) (Config, error) {
 		return nil
 	})
 	get("predict.noise_std", nonNegFloat(&c.Predict.NoiseStd))
+	get("predict.warm", str(&c.Predict.Warm))
+	get("system", str(&c.System))
 	count := func(dst *int64) func(any) error {
 		return func(x any) error {
 			n, e := cast.ToInt64E(x)
@@ -436,8 +444,9 @@ func (c Config) Map() map[string]any {
 		"predict": map[string]any{
 			"name": c.Predict.Name, "features": nonNil(c.Predict.Features), "estimators": nonNil(c.Predict.Estimators),
 			"secondary": c.Predict.Secondary, "median_filter": c.Predict.MedianFilter,
-			"noise_bias": c.Predict.NoiseBias, "noise_std": c.Predict.NoiseStd,
+			"noise_bias": c.Predict.NoiseBias, "noise_std": c.Predict.NoiseStd, "warm": c.Predict.Warm,
 		},
+		"system": c.System,
 	}
 }
 

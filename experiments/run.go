@@ -7,7 +7,6 @@ import (
 
 	"github.com/schedlab/schedlab/policies"
 	"github.com/schedlab/schedlab/policies/builtin"
-	"github.com/schedlab/schedlab/policies/predict"
 	"github.com/schedlab/schedlab/replay"
 	"github.com/schedlab/schedlab/traces"
 )
@@ -98,15 +97,14 @@ func RunHashed(c Config, w *traces.Workload, hash string) (*Outcome, error) {
 		return nil, err
 	}
 	ec := c.EngineConfig()
+	var plog *predictionLog
 	if c.Predict.Name != "" {
-		pr, err := predict.New(c.Predict.Name, predict.Options{
-			Features: c.Predict.Features, Estimators: c.Predict.Estimators, Secondary: c.Predict.Secondary,
-			MedianFilter: c.Predict.MedianFilter, NoiseBias: c.Predict.NoiseBias, NoiseSigma: c.Predict.NoiseStd,
-		}, Rand(c.Seed, "predict/"+c.Predict.Name))
+		pr, err := newPredictor(c)
 		if err != nil {
-			return nil, fmt.Errorf("%w: predict.name: %v", ErrConfig, err)
+			return nil, err
 		}
-		ec.Estimator = pr
+		plog = &predictionLog{Predictor: pr}
+		ec.Estimator = plog
 	}
 	probe := newWaitProbe(w, ec.Cycle)
 	ec.Log = probe.log
@@ -123,6 +121,11 @@ func RunHashed(c Config, w *traces.Workload, hash string) (*Outcome, error) {
 	o := &Outcome{Config: c, Workload: w, WorkloadHash: hash, Result: res, Summary: replay.Summarize(res), Waits: probe.finish(res.End)}
 	if o.Report, err = policyReport(p, w.Dims); err != nil {
 		return nil, fmt.Errorf("%w (seed %d)", err, c.Seed)
+	}
+	if plog != nil && !c.Engine.Oracle {
+		if o.Report, err = mergeReport(o.Report, plog.report()); err != nil {
+			return nil, fmt.Errorf("predictions: %w (seed %d)", err, c.Seed)
+		}
 	}
 	o.Engine = EngineStats{
 		Events: res.Stats.Events, WallSeconds: wall, SchedulingCalls: res.Stats.SchedulingCalls,

@@ -9,7 +9,7 @@
 //	term      = unary { ("*" | "/") unary }
 //	unary     = [ "-" ] primary
 //	primary   = number [ "%" ] | "(" expr ")" | agg "(" operand ")" | operand
-//	agg       = "mean" | "median" | "min" | "max"
+//	agg       = "mean" | "median" | "p90" | "p99" | "min" | "max"
 //	operand   = { selector } metric
 //	selector  = key "=" value        (value: up to the next space, or "double quoted")
 //
@@ -103,16 +103,21 @@ type Selector struct {
 type Operand struct {
 	Where  []Selector
 	Metric string
-	// Agg is mean, median, min or max.
+	// Agg is mean, median, p90, p99, min or max.
 	Agg string
 }
 
 // Aggregate reduces an operand's values by its aggregate: agg is "mean" (or empty), "median",
-// "min" or "max"; vals must not be empty.
+// "p90" or "p99" (the 90th and 99th percentiles, stats.Quantile), "min" or "max"; vals must not
+// be empty.
 func Aggregate(agg string, vals []float64) float64 {
 	switch agg {
 	case "median":
 		return stats.Median(vals)
+	case "p90":
+		return stats.Quantile(vals, 0.9)
+	case "p99":
+		return stats.Quantile(vals, 0.99)
 	case "min":
 		return slices.Min(vals)
 	case "max":

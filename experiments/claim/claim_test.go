@@ -16,6 +16,7 @@ func TestParseCheck(t *testing.T) {
 		{"percentages scale", "a_s < 80% * b_s", "a_s < (80% * b_s)", ""},
 		{"precedence is arithmetic", "a - b * c >= (a - b) * c", "(a - (b * c)) >= ((a - b) * c)", ""},
 		{"aggregates wrap operands", "median(machines=25 utilization.cpu) > max(machines=50 utilization.cpu)", "median(machines=25 utilization.cpu) > max(machines=50 utilization.cpu)", ""},
+		{"percentile aggregates", "p99(table.cycles.wall_ms) < 5000", "p99(table.cycles.wall_ms) < 5000", ""},
 		{"for each takes several keys", "for each policy, machines: x < y", "for each policy, machines: x < y", ""},
 		{"quoted and dashed selector values parse", `workload.name="my trace" policy=best-effort x_s < -1`, `workload.name="my trace" policy=best-effort x_s < -1`, ""},
 		{"class names with dashes stay one metric", "by_class.best-effort.avg_jct_s < 5", "by_class.best-effort.avg_jct_s < 5", ""},
@@ -148,4 +149,16 @@ func errorWanted(t *testing.T, err error, want string) bool {
 		t.Fatalf("error = %v, want one containing %q", err, want)
 	}
 	return true
+}
+
+func TestAggregatePercentiles(t *testing.T) {
+	vals := make([]float64, 101)
+	for i := range vals {
+		vals[100-i] = float64(i)
+	}
+	for agg, want := range map[string]float64{"p90": 90, "p99": 99, "median": 50, "min": 0, "max": 100, "mean": 50} {
+		if got := Aggregate(agg, vals); got != want {
+			t.Errorf("%s = %v, want %v", agg, got, want)
+		}
+	}
 }

@@ -253,7 +253,7 @@ func (p *parser) unary() (Expr, error) {
 	return p.primary()
 }
 
-var aggs = []string{"mean", "median", "min", "max"}
+var aggs = []string{"mean", "median", "p90", "p99", "min", "max"}
 
 func (p *parser) primary() (Expr, error) {
 	t := p.peek()

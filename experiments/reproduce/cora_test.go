@@ -2,7 +2,6 @@ package reproduce
 
 import (
 	"context"
-	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -27,36 +26,16 @@ func TestReproduceCORA(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	specs := map[string]bool{}
-	claims, fig3 := 0, false
+	specs, claims := checkEvaluated(t, rep, dir)
+	fig3 := false
 	for _, sr := range rep.Specs() {
-		specs[sr.Spec.ID] = true
 		for _, f := range sr.Figures {
-			for _, c := range f.Claims {
-				claims++
-				if c.Err != nil {
-					t.Errorf("%s %s: claim %q: %v", sr.Spec.ID, f.Spec.ID, c.Text, c.Err)
-				}
-			}
-			for _, n := range f.Numbers {
-				if n.Err != nil || math.IsNaN(n.Ours.Value) {
-					t.Errorf("%s %s: number %q = %v, %v", sr.Spec.ID, f.Spec.ID, n.Name, n.Ours, n.Err)
-				}
-			}
-			if len(f.Files) == 0 {
-				t.Errorf("%s %s: no files", sr.Spec.ID, f.Spec.ID)
-			}
 			if sr.Spec.ID == "cora/fig3" && f.Spec.ID == "fig3" {
 				fig3 = true
 				for _, l := range []string{"CORA − FIFO", "CORA − Fair", "CORA − EDF", "CORA − RRH"} {
 					if !strings.Contains(string(f.SVG), l) {
 						t.Errorf("fig3's SVG has no curve %q", l)
 					}
-				}
-			}
-			for _, p := range f.Files {
-				if st, err := os.Stat(filepath.Join(dir, p)); err != nil || st.Size() == 0 {
-					t.Errorf("figure file %s: %v", p, err)
 				}
 			}
 		}
@@ -81,16 +60,8 @@ func TestReproduceCORA(t *testing.T) {
 			t.Errorf("report.md lacks %q", want)
 		}
 	}
-	var shadow, events int
-	filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
-		if err == nil && d.Name() == "cora_shadow.parquet" {
-			shadow++
-		}
-		if err == nil && d.Name() == "cora_events.parquet" {
-			events++
-		}
-		return nil
-	})
+	n := countFiles(dir, "cora_shadow.parquet", "cora_events.parquet")
+	shadow, events := n["cora_shadow.parquet"], n["cora_events.parquet"]
 	if shadow == 0 || events == 0 {
 		t.Errorf("%d shadow tables, %d event tables", shadow, events)
 	}

@@ -18,9 +18,18 @@
 //     cluster trace jobs) of each job class", then its runtime, task count and feature vector
 //     from the class's distributions, independently (the paper's description; Joint draws one
 //     whole sample instead, keeping the trace's correlation between features and runtime).
-//   - Arrivals: the paper does not give the arrival process; jobs arrive by a Poisson process
-//     whose rate offers Load (0.9) of the cluster's nodes: the mean gap is E[tasks × runtime] /
-//     (Load × nodes), unless MeanInterarrivalS is set.
+//   - Arrivals: the paper does not give the arrival process. The jobs are drawn first; then
+//     they arrive at a constant rate (a Poisson process conditioned on its span) chosen so that
+//     exactly these jobs offer Load (0.9) of the cluster's nodes: their total work
+//     Σ tasks × runtime equals Load × nodes × T, T the last submission (OfferedLoad). Setting
+//     the rate from the expected work per job instead would miss badly: the work is heavy
+//     tailed (most Google jobs are short and single-task, a few are long and wide), so the mean
+//     of 1,000 draws is usually far below the distribution's mean and "load 0.9" offered about
+//     a tenth of the cluster. The same tail means part of the work may run past the last
+//     arrival: on the Google month, 1,000-job workloads keep from a third to nearly all of their
+//     work inside the span of arrivals (each runtime clipped at the last submission), depending
+//     on whether a long, wide job is drawn late. MeanInterarrivalS, when set, fixes the mean gap
+//     instead.
 //   - Mix: the SLO / best-effort composition of Table 3 (Mix, "EXP1"): exactly apportioned
 //     shares of SLO jobs with a hard placement constraint, a soft one, or none, and best-effort
 //     jobs, in random order. SLO jobs get deadline = submit + runtime × (1 + slack/100), the
@@ -125,7 +134,8 @@ type Options struct {
 	// NodeCPU (node_cpu) and NodeMemGB (node_mem_gb) are a node's capacity (4 cores, 16 GB); every
 	// task demands a whole node.
 	NodeCPU, NodeMemGB float64
-	// Load (load) is the offered load that sets the arrival rate (0.9).
+	// Load (load) is the load the generated jobs offer the cluster over the span of their
+	// submissions, which sets the arrival rate (0.9; see OfferedLoad).
 	Load float64
 	// MeanInterarrivalS (mean_interarrival_s), when > 0, sets the mean arrival gap in seconds
 	// instead of Load (0).
@@ -163,7 +173,7 @@ func Keys() []generate.Key {
 		{Name: "gpu_racks", Default: d.GPURacks, Doc: "racks whose nodes have GPUs (the first ones)"},
 		{Name: "node_cpu", Default: d.NodeCPU, Doc: "cores per node (each task takes a whole node)"},
 		{Name: "node_mem_gb", Default: d.NodeMemGB, Doc: "memory per node, GB"},
-		{Name: "load", Default: d.Load, Doc: "offered load setting the Poisson arrival rate: mean gap = E[tasks × runtime] / (load × nodes)"},
+		{Name: "load", Default: d.Load, Doc: "offered load: arrivals are spread so the jobs' work Σ tasks × runtime = load × nodes × last submission"},
 		{Name: "mean_interarrival_s", Default: d.MeanInterarrivalS, Doc: "when > 0, the mean arrival gap in seconds instead of load"},
 	}
 }
@@ -295,16 +305,10 @@ func Generate(o Options, r *rand.Rand) (*traces.Workload, error) {
 	nodes := o.Racks * o.RackSize
 	gpuNodes := o.GPURacks * o.RackSize
 	cum := make([]float64, len(model.Classes))
-	var meanWork, acc float64
+	var acc float64
 	for ci := range model.Classes {
-		c := &model.Classes[ci]
-		acc += c.Weight
+		acc += model.Classes[ci].Weight
 		cum[ci] = acc
-		meanWork += float64(c.Weight * c.meanWork(o.Joint))
-	}
-	gap := o.MeanInterarrivalS
-	if gap == 0 {
-		gap = meanWork / float64(o.Load*float64(nodes))
 	}
 
 	// Labels: 0 hard, 1 soft, 2 none (SLO without constraint), 3 best effort.
@@ -320,13 +324,10 @@ func Generate(o Options, r *rand.Rand) (*traces.Workload, error) {
 	for i := range w.Cluster.Machines {
 		w.Cluster.Machines[i].GPU = i < gpuNodes
 	}
-	const maxT = 1e9 * float64(traces.Second)
-	var t float64 // µs
+	// The jobs first, then their arrival times: with Load, the arrivals are spread so that the
+	// work of exactly these jobs offers that load over their span (Arrivals).
+	var work float64 // task-seconds
 	for i := range w.Jobs {
-		t += float64(draw.Exp(s[streamArrivals], gap) * float64(traces.Second))
-		if t > maxT {
-			return nil, fmt.Errorf("jamaisvu: Options.Jobs: %d jobs at one per %v s run past %v s", o.Jobs, gap, maxT/float64(traces.Second))
-		}
 		label := labels[i]
 		var (
 			class    int
@@ -352,11 +353,11 @@ func Generate(o Options, r *rand.Rand) (*traces.Workload, error) {
 				return nil, fmt.Errorf("jamaisvu: Options.Mix: %s needs constrained jobs, but %d draws found no job whose tasks fit a rack (%d nodes) or the GPU nodes (%d)", mix.Name, maxRedraws, o.RackSize, gpuNodes)
 			}
 		}
+		work += float64(sample.Tasks) * traces.Seconds(sample.Runtime)
 		j := &w.Jobs[i]
 		*j = traces.Job{
 			ID:       int64(i),
 			Name:     fmt.Sprintf("c%d", class),
-			Submit:   traces.Time(math.Round(t)),
 			Queue:    ClassBE,
 			Class:    ClassBE,
 			Features: sample.Features,
@@ -372,19 +373,89 @@ func Generate(o Options, r *rand.Rand) (*traces.Workload, error) {
 		}
 		if label <= 2 {
 			j.Queue, j.Class, j.Priority = ClassSLO, ClassSLO, 1
-			slack := mix.Slacks[s[streamSlack].IntN(len(mix.Slacks))]
-			rel := math.Round(float64(sample.Runtime) * (1 + slack/100))
-			if float64(j.Submit)+rel > maxT {
-				return nil, fmt.Errorf("jamaisvu: job %d: deadline beyond %v s; the samples' runtimes are too long", i, maxT/float64(traces.Second))
-			}
-			j.Deadline = j.Submit + traces.Time(rel)
 		}
+	}
+	submits, err := arrivals(o, work/float64(nodes), s[streamArrivals])
+	if err != nil {
+		return nil, err
+	}
+	const maxT = 1e9 * float64(traces.Second)
+	for i := range w.Jobs {
+		j := &w.Jobs[i]
+		j.Submit = submits[i]
+		if j.Class != ClassSLO {
+			continue
+		}
+		slack := mix.Slacks[s[streamSlack].IntN(len(mix.Slacks))]
+		rel := math.Round(float64(j.Stages[0].Duration) * (1 + slack/100))
+		if float64(j.Submit)+rel > maxT {
+			return nil, fmt.Errorf("jamaisvu: job %d: deadline beyond %v s; the samples' runtimes are too long", i, maxT/float64(traces.Second))
+		}
+		j.Deadline = j.Submit + traces.Time(rel)
 	}
 	w.SortJobs()
 	if err := w.Validate(); err != nil {
 		return nil, fmt.Errorf("jamaisvu: generated workload is invalid: %w", err)
 	}
 	return w, nil
+}
+
+// arrivals returns the jobs' submission times in µs, in job order. With MeanInterarrivalS set
+// they are a Poisson process of that mean gap. Otherwise they are a Poisson process conditioned
+// on its span: n exponential gaps rescaled to end at T = perNode / Load, where perNode is the
+// jobs' total work (task-seconds) per node — so these jobs offer exactly Load of the cluster over
+// [0, T], the span of their submissions (OfferedLoad). The first n−1 rescaled arrivals are the
+// order statistics of n−1 uniform points on [0, T] and the last is T: arrivals at a constant
+// rate, as a Poisson process whose n-th arrival is at T has.
+func arrivals(o Options, perNode float64, r *rand.Rand) ([]traces.Time, error) {
+	const maxT = 1e9 // s
+	out := make([]traces.Time, o.Jobs)
+	pos := make([]float64, o.Jobs)
+	var t float64
+	for i := range pos {
+		if o.MeanInterarrivalS > 0 {
+			t += draw.Exp(r, o.MeanInterarrivalS)
+		} else {
+			t += draw.Exp(r, 1)
+		}
+		pos[i] = t
+	}
+	scale := 1.0 // s per unit of pos
+	if o.MeanInterarrivalS == 0 {
+		scale = perNode / o.Load / t
+	}
+	if span := t * scale; span > maxT {
+		what := fmt.Sprintf("%d jobs at one per %v s", o.Jobs, o.MeanInterarrivalS)
+		if o.MeanInterarrivalS == 0 {
+			what = fmt.Sprintf("%d jobs offering load %v", o.Jobs, o.Load)
+		}
+		return nil, fmt.Errorf("jamaisvu: Options.Jobs: %s span %.4g s, beyond %v s", what, span, maxT)
+	}
+	for i, p := range pos {
+		out[i] = traces.Time(math.Round(p * scale * float64(traces.Second)))
+	}
+	return out, nil
+}
+
+// OfferedLoad returns the load w offers its cluster over the span of its submissions: the
+// total work on preferred resources, Σ tasks × duration, divided by (machines × (last
+// submission − trace start at 0)). A soft-constrained job placed elsewhere runs longer and
+// offers more. It is the quantity Options.Load sets; 0 for a workload whose jobs are all
+// submitted at time 0.
+func OfferedLoad(w *traces.Workload) float64 {
+	var work float64
+	var last traces.Time
+	for i := range w.Jobs {
+		j := &w.Jobs[i]
+		last = max(last, j.Submit)
+		for _, s := range j.Stages {
+			work += float64(s.Tasks) * traces.Seconds(s.Duration)
+		}
+	}
+	if last <= 0 || len(w.Cluster.Machines) == 0 {
+		return 0
+	}
+	return work / (float64(len(w.Cluster.Machines)) * traces.Seconds(last))
 }
 
 // pick draws a class by weight and a job from it.

@@ -225,23 +225,3 @@ func (c *Class) drawFeatures(r *rand.Rand) traces.Features {
 	})
 	return c.Features[i].Features
 }
-
-// meanWork returns E[tasks × runtime] in task-seconds for a job of this class: the product of the
-// means when tasks and runtime are drawn independently, or the mean product for joint draws.
-func (c *Class) meanWork(joint bool) float64 {
-	if joint {
-		var w float64
-		for _, s := range c.Samples {
-			w += float64(float64(s.Tasks) * traces.Seconds(s.Runtime))
-		}
-		return w / float64(len(c.Samples))
-	}
-	var rt, tk float64
-	for _, d := range c.Runtimes {
-		rt += traces.Seconds(d)
-	}
-	for _, n := range c.Tasks {
-		tk += float64(n)
-	}
-	return float64(rt/float64(len(c.Runtimes))) * float64(tk/float64(len(c.Tasks)))
-}

@@ -83,3 +83,46 @@ func TestSharedMiniTrace(t *testing.T) {
 		t.Errorf("%d jobs", len(w.Jobs))
 	}
 }
+
+// TestOfferedLoadOnTrace generates 1,000-job EXP1 and DEADLINE-60 workloads from the committed
+// slice of the Google 2011 trace (experiments/jvu/testdata/google2011) and, when present and not
+// -short, the month in the shared data, and checks that they offer load 0.9 over the span of their
+// submissions within 0.1% (the µs rounding of submission times), the tolerance the generator
+// promises whatever the tail of the work.
+func TestOfferedLoadOnTrace(t *testing.T) {
+	dirs := []string{"../../../../experiments/jvu/testdata/google2011"}
+	if _, err := os.Stat("../../../../../shared/data/google2011/job_events"); err == nil && !testing.Short() {
+		dirs = append(dirs, "../../../../../shared/data/google2011")
+	}
+	for _, dir := range dirs {
+		src, err := google2011.Discover(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		samples, _, err := Samples(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, mix := range []string{"EXP1", "DEADLINE-60"} {
+			for _, joint := range []bool{false, true} {
+				for seed := uint64(1); seed <= 5; seed++ {
+					o := jamaisvu.Defaults()
+					o.Samples, o.Mix, o.Joint = samples, mix, joint
+					w, err := jamaisvu.Generate(o, rand.New(rand.NewPCG(seed, 2)))
+					if err != nil {
+						t.Fatal(err)
+					}
+					var work float64
+					var last traces.Time
+					for _, j := range w.Jobs {
+						last = max(last, j.Submit)
+						work += float64(j.Stages[0].Tasks) * traces.Seconds(j.Stages[0].Duration)
+					}
+					if load := work / (256 * traces.Seconds(last)); load < 0.9*0.999 || load > 0.9*1.001 {
+						t.Errorf("%s/%s joint=%v seed %d: offered load %.4f, want 0.9 ± 0.1%%", filepath.Base(dir), mix, joint, seed, load)
+					}
+				}
+			}
+		}
+	}
+}
