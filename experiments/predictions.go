@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/schedlab/schedlab/experiments/jvu"
+	"github.com/schedlab/schedlab/internal/datapath"
 	"github.com/schedlab/schedlab/policies"
 	"github.com/schedlab/schedlab/policies/predict"
 	"github.com/schedlab/schedlab/report/stats"
@@ -49,6 +50,11 @@ type warmEntry struct {
 }
 
 func warmedJVu(trace string, o predict.Options) (*predict.JVu, error) {
+	// The trace is found from any directory, like the workload's input files.
+	trace, err := datapath.Resolve(trace)
+	if err != nil {
+		return nil, err
+	}
 	key := fmt.Sprintf("%s\x00%+v", trace, o)
 	warmCache.Lock()
 	e := warmCache.m[key]

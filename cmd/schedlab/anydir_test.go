@@ -32,7 +32,8 @@ func dataLink(t *testing.T) string {
 // TestReproduceFromAnyDirectory runs one reproduction of each paper that reads data from a
 // directory outside the repository: bpf-fig5 reads BigBench queries and decima-fair Decima's
 // TPC-H profiles from the shared data folder given by $SCHEDLAB_SHARED_DATA, bpf-fig9 a scenario
-// file and jv-fig12 a slice of the Google trace compiled into schedlab. (Before, each failed with
+// file, jv-fig12 a slice of the Google trace compiled into schedlab and jv-fig9 that slice to
+// generate jobs and to warm JVuPredict (predict.warm). (Before, each failed with
 // "open ../shared/data/…" or "open policies/bpf/testdata/…" outside the repository root.)
 func TestReproduceFromAnyDirectory(t *testing.T) {
 	if testing.Short() {
@@ -40,7 +41,7 @@ func TestReproduceFromAnyDirectory(t *testing.T) {
 	}
 	t.Setenv(datapath.Env, dataLink(t))
 	t.Chdir(t.TempDir())
-	_, errOut, code := runCLI(t, "reproduce", "bpf-fig5", "bpf-fig9", "decima-fair", "jv-fig12", "--label", "quick", "--out", "r", "--parallel", "2")
+	_, errOut, code := runCLI(t, "reproduce", "bpf-fig5", "bpf-fig9", "decima-fair", "jv-fig12", "jv-fig9", "--label", "quick", "--out", "r", "--parallel", "2")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
@@ -48,7 +49,7 @@ func TestReproduceFromAnyDirectory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"bpf/fig5", "bpf/fig9", "decima/fair", "jv-fig12", "experiments/jvu/testdata/google2011"} {
+	for _, want := range []string{"bpf/fig5", "bpf/fig9", "decima/fair", "jv-fig12", "jv/fig9", "experiments/jvu/testdata/google2011"} {
 		if !strings.Contains(string(report), want) {
 			t.Errorf("report.md lacks %q", want)
 		}
