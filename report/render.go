@@ -199,19 +199,35 @@ func (f *Figure) draw(dc draw.Canvas, b *built, st *Style) LegendPosition {
 	return LegendAbove
 }
 
-// labelStyles returns the text styles of the x and y axis labels.
-func labelStyles(st *Style) (xs, ys text.Style) {
-	xs = textStyle(st, st.LabelSize, draw.XCenter, draw.YBottom)
-	ys = xs
+// labelStyles returns the text styles of f's x and y axis labels drawn in area: the style's
+// label size, smaller for a label longer than area is wide (x) or tall (y), so that no label is
+// cut at the figure's edge.
+func (f *Figure) labelStyles(area draw.Canvas, st *Style) (xs, ys text.Style) {
+	xs = fitText(textStyle(st, st.LabelSize, draw.XCenter, draw.YBottom), f.XLabel, area.Max.X-area.Min.X)
+	ys = fitText(textStyle(st, st.LabelSize, draw.XCenter, draw.YBottom), f.YLabel, area.Max.Y-area.Min.Y)
 	ys.Rotation = math.Pi / 2
 	return xs, ys
+}
+
+// fitText shrinks ts's font so that s is at most span long.
+func fitText(ts text.Style, s string, span vg.Length) text.Style {
+	if w := ts.Width(s); w > span && span > 0 {
+		ts.Font.Size *= span / w
+	}
+	return ts
+}
+
+// labelCentre is where a label of length w centred on c along [lo, hi] is centred instead
+// when it would cross an end: moved inward just enough.
+func labelCentre(c, w, lo, hi vg.Length) vg.Length {
+	return max(lo+w/2, min(c, hi-w/2))
 }
 
 // axesArea returns area without the strips taken by the axis labels.
 // The labels are drawn by drawPlot rather than by gonum/plot so that they
 // are centred on the data area (and correctly so on log axes).
 func (f *Figure) axesArea(area draw.Canvas, st *Style) draw.Canvas {
-	xs, ys := labelStyles(st)
+	xs, ys := f.labelStyles(area, st)
 	area.Min.Y += xs.Height(f.XLabel) + axisLabelGap
 	area.Min.X += ys.Height(f.YLabel) + ys.FontExtents().Descent + axisLabelGap
 	return area
@@ -223,15 +239,18 @@ func (f *Figure) dataArea(area draw.Canvas, b *built, st *Style) draw.Canvas {
 }
 
 // drawPlot draws the axes, data and axis labels into area and returns the
-// data area.
+// data area. A label is centred on the data area where it fits beside it, and
+// otherwise kept inside area.
 func (f *Figure) drawPlot(area draw.Canvas, b *built, st *Style) draw.Canvas {
 	inner := f.axesArea(area, st)
 	b.p.Draw(inner)
 	da := b.p.DataCanvas(inner)
-	xs, ys := labelStyles(st)
+	xs, ys := f.labelStyles(area, st)
 	descent := xs.FontExtents().Descent
-	area.FillText(xs, vg.Point{X: da.Center().X, Y: area.Min.Y + descent}, f.XLabel)
-	area.FillText(ys, vg.Point{X: area.Min.X + ys.Height(f.YLabel) - descent, Y: da.Center().Y}, f.YLabel)
+	x := labelCentre(da.Center().X, xs.Width(f.XLabel), area.Min.X, area.Max.X)
+	y := labelCentre(da.Center().Y, ys.Width(f.YLabel), area.Min.Y, area.Max.Y)
+	area.FillText(xs, vg.Point{X: x, Y: area.Min.Y + descent}, f.XLabel)
+	area.FillText(ys, vg.Point{X: area.Min.X + ys.Height(f.YLabel) - descent, Y: y}, f.YLabel)
 	return da
 }
 

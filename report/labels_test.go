@@ -1,0 +1,65 @@
+package report
+
+import (
+	"testing"
+
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/recorder"
+)
+
+// TestAxisLabelsStayInside: axis labels longer than the data area (or than the whole figure)
+// are drawn inside the figure — moved inward, and set smaller when longer than the figure —
+// where they used to be centred on the data area and cut at the figure's edge.
+func TestAxisLabelsStayInside(t *testing.T) {
+	for _, tc := range []struct{ name, x, y string }{
+		{"short", "x", "y"},
+		{"beside the data area", "Estimate bias b (%), estimate = runtime × (1 + b/100)", "SLO jobs missing their deadline (fraction)"},
+		{"longer than the figure", "an x label far longer than any figure of the default size could ever hold on one line of text",
+			"a y label far longer than any figure of the default size could ever hold on one line of text, rotated"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := NewLines("long", "", tc.x, tc.y, Series{Label: "s", X: []float64{1, 2}, Samples: [][]float64{{1}, {2}}})
+			st := f.style()
+			b, err := f.build(st)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var rec recorder.Canvas
+			dc := draw.NewCanvas(&rec, st.Width, st.Height)
+			f.draw(dc, b, st)
+
+			// The x label is drawn unrotated: its recorded start and width must lie in the figure.
+			area := draw.Crop(dc, outerPad, -outerPad, outerPad, -outerPad)
+			xs, ys := f.labelStyles(area, st)
+			found := false
+			for _, a := range rec.Actions {
+				fs, ok := a.(*recorder.FillString)
+				if !ok || fs.String != tc.x {
+					continue
+				}
+				found = true
+				w := xs.Width(tc.x)
+				if fs.Point.X < 0 || fs.Point.X+w > st.Width+vg.Points(0.01) {
+					t.Errorf("x label spans [%.1f, %.1f] pt; the figure is %.1f pt wide", fs.Point.X, fs.Point.X+w, st.Width)
+				}
+			}
+			if !found {
+				t.Fatalf("x label %q not drawn", tc.x)
+			}
+			// The y label is drawn rotated: check its span along the figure's height.
+			h := ys.Width(tc.y)
+			if h > st.Height {
+				t.Errorf("y label is %.1f pt long; the figure is %.1f pt tall", h, st.Height)
+			}
+			da := f.dataArea(area, b, st)
+			c := labelCentre(da.Center().Y, h, 0, st.Height)
+			if c-h/2 < 0 || c+h/2 > st.Height {
+				t.Errorf("y label centred at %.1f spans [%.1f, %.1f] pt of %.1f", c, c-h/2, c+h/2, st.Height)
+			}
+			if tc.name == "short" && (xs.Font.Size != st.LabelSize || ys.Font.Size != st.LabelSize) {
+				t.Errorf("short labels set at %v/%v pt, want the style's %v", xs.Font.Size, ys.Font.Size, st.LabelSize)
+			}
+		})
+	}
+}
