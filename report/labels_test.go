@@ -1,6 +1,7 @@
 package report
 
 import (
+	"math"
 	"testing"
 
 	"gonum.org/v1/plot/vg"
@@ -47,15 +48,25 @@ func TestAxisLabelsStayInside(t *testing.T) {
 			if !found {
 				t.Fatalf("x label %q not drawn", tc.x)
 			}
-			// The y label is drawn rotated: check its span along the figure's height.
+			// The y label is drawn rotated by π/2 about the origin: its recorded start X runs
+			// along the figure's height.
 			h := ys.Width(tc.y)
-			if h > st.Height {
-				t.Errorf("y label is %.1f pt long; the figure is %.1f pt tall", h, st.Height)
+			found = false
+			for i, a := range rec.Actions {
+				fs, ok := a.(*recorder.FillString)
+				if !ok || fs.String != tc.y {
+					continue
+				}
+				if r, ok := rec.Actions[i-1].(*recorder.Rotate); !ok || r.Angle != math.Pi/2 {
+					t.Fatalf("y label not drawn right after a rotation by π/2: %T", rec.Actions[i-1])
+				}
+				found = true
+				if fs.Point.X < 0 || fs.Point.X+h > st.Height+vg.Points(0.01) {
+					t.Errorf("y label spans [%.1f, %.1f] pt; the figure is %.1f pt tall", fs.Point.X, fs.Point.X+h, st.Height)
+				}
 			}
-			da := f.dataArea(area, b, st)
-			c := labelCentre(da.Center().Y, h, 0, st.Height)
-			if c-h/2 < 0 || c+h/2 > st.Height {
-				t.Errorf("y label centred at %.1f spans [%.1f, %.1f] pt of %.1f", c, c-h/2, c+h/2, st.Height)
+			if !found {
+				t.Fatalf("y label %q not drawn", tc.y)
 			}
 			if tc.name == "short" && (xs.Font.Size != st.LabelSize || ys.Font.Size != st.LabelSize) {
 				t.Errorf("short labels set at %v/%v pt, want the style's %v", xs.Font.Size, ys.Font.Size, st.LabelSize)
