@@ -33,44 +33,38 @@ func TestAxisLabelsStayInside(t *testing.T) {
 			// The x label is drawn unrotated: its recorded start and width must lie in the figure.
 			area := draw.Crop(dc, outerPad, -outerPad, outerPad, -outerPad)
 			xs, ys := f.labelStyles(area, st)
-			found := false
-			for _, a := range rec.Actions {
-				fs, ok := a.(*recorder.FillString)
-				if !ok || fs.String != tc.x {
-					continue
-				}
-				found = true
-				w := xs.Width(tc.x)
-				if fs.Point.X < 0 || fs.Point.X+w > st.Width+vg.Points(0.01) {
-					t.Errorf("x label spans [%.1f, %.1f] pt; the figure is %.1f pt wide", fs.Point.X, fs.Point.X+w, st.Width)
-				}
-			}
-			if !found {
-				t.Fatalf("x label %q not drawn", tc.x)
+			fs, _ := drawnText(t, &rec, tc.x)
+			if w := xs.Width(tc.x); fs.Point.X < 0 || fs.Point.X+w > st.Width+vg.Points(0.01) {
+				t.Errorf("x label spans [%.1f, %.1f] pt; the figure is %.1f pt wide", fs.Point.X, fs.Point.X+w, st.Width)
 			}
 			// The y label is drawn rotated by π/2 about the origin: its recorded start X runs
 			// along the figure's height.
-			h := ys.Width(tc.y)
-			found = false
-			for i, a := range rec.Actions {
-				fs, ok := a.(*recorder.FillString)
-				if !ok || fs.String != tc.y {
-					continue
-				}
-				if r, ok := rec.Actions[i-1].(*recorder.Rotate); !ok || r.Angle != math.Pi/2 {
-					t.Fatalf("y label not drawn right after a rotation by π/2: %T", rec.Actions[i-1])
-				}
-				found = true
-				if fs.Point.X < 0 || fs.Point.X+h > st.Height+vg.Points(0.01) {
-					t.Errorf("y label spans [%.1f, %.1f] pt; the figure is %.1f pt tall", fs.Point.X, fs.Point.X+h, st.Height)
-				}
+			fs, before := drawnText(t, &rec, tc.y)
+			if r, ok := before.(*recorder.Rotate); !ok || r.Angle != math.Pi/2 {
+				t.Fatalf("y label not drawn right after a rotation by π/2: %T", before)
 			}
-			if !found {
-				t.Fatalf("y label %q not drawn", tc.y)
+			if h := ys.Width(tc.y); fs.Point.X < 0 || fs.Point.X+h > st.Height+vg.Points(0.01) {
+				t.Errorf("y label spans [%.1f, %.1f] pt; the figure is %.1f pt tall", fs.Point.X, fs.Point.X+h, st.Height)
 			}
 			if tc.name == "short" && (xs.Font.Size != st.LabelSize || ys.Font.Size != st.LabelSize) {
 				t.Errorf("short labels set at %v/%v pt, want the style's %v", xs.Font.Size, ys.Font.Size, st.LabelSize)
 			}
 		})
 	}
+}
+
+// drawnText returns the recorded drawing of s and the action recorded just before it.
+func drawnText(t *testing.T, rec *recorder.Canvas, s string) (*recorder.FillString, recorder.Action) {
+	t.Helper()
+	for i, a := range rec.Actions {
+		if fs, ok := a.(*recorder.FillString); ok && fs.String == s {
+			var before recorder.Action
+			if i > 0 {
+				before = rec.Actions[i-1]
+			}
+			return fs, before
+		}
+	}
+	t.Fatalf("label %q not drawn", s)
+	return nil, nil
 }
