@@ -16,6 +16,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 	"go.yaml.in/yaml/v3"
 
+	"github.com/schedlab/schedlab/internal/buildid"
 	"github.com/schedlab/schedlab/internal/safefs"
 	"github.com/schedlab/schedlab/replay"
 	"github.com/schedlab/schedlab/traces"
@@ -74,6 +75,14 @@ type Provenance struct {
 	WorkloadSource  string         `json:"workload_source"`
 	WorkloadHash    string         `json:"workload_hash"`
 	SchedlabVersion string         `json:"schedlab_version"`
+	// Build identifies the binary that computed the result (VCS revision, dirty flag, the
+	// executable's SHA-256).
+	Build buildid.ID `json:"build"`
+	// Deterministic is false when the result depends on more than the configuration and seed
+	// (a solve cut short by a wall-clock limit, say); NondeterministicWhy says why. Sweeps never
+	// cache such a result.
+	Deterministic       bool   `json:"deterministic"`
+	NondeterministicWhy string `json:"nondeterministic_why,omitempty"`
 }
 
 // SummaryDoc is the content of summary.json.
@@ -91,6 +100,7 @@ func (o *Outcome) Provenance() Provenance {
 	return Provenance{
 		Config: o.Config.Map(), Seed: o.Config.Seed, Workload: o.Workload.Name,
 		WorkloadSource: o.Workload.Source, WorkloadHash: o.WorkloadHash, SchedlabVersion: Version,
+		Build: buildid.Current(), Deterministic: o.Nondeterministic == "", NondeterministicWhy: o.Nondeterministic,
 	}
 }
 

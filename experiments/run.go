@@ -27,6 +27,17 @@ type Outcome struct {
 	Report *policies.Report
 	// Waits is how long tasks waited to start, and whether any job waited at all.
 	Waits Waits
+	// Nondeterministic says why the result is not a function of the configuration and seed
+	// alone ("" when it is): see Nondeterminist.
+	Nondeterministic string
+}
+
+// Nondeterminist is an optional ability of a policy: after a run it says whether anything outside
+// the configuration and seed (a wall-clock solver limit that was hit, say) shaped its decisions,
+// and why. Such a run's provenance says deterministic: false, and sweeps do not cache it.
+type Nondeterminist interface {
+	// NondeterministicReason returns "" when the run just ended was deterministic.
+	NondeterministicReason() string
 }
 
 // EngineStats are the engine's counters plus wall-clock figures, reported apart from results
@@ -126,6 +137,9 @@ func RunHashed(c Config, w *traces.Workload, hash string) (*Outcome, error) {
 		if o.Report, err = mergeReport(o.Report, plog.report()); err != nil {
 			return nil, fmt.Errorf("predictions: %w (seed %d)", err, c.Seed)
 		}
+	}
+	if nd, ok := p.(Nondeterminist); ok {
+		o.Nondeterministic = nd.NondeterministicReason()
 	}
 	o.Engine = EngineStats{
 		Events: res.Stats.Events, WallSeconds: wall, SchedulingCalls: res.Stats.SchedulingCalls,

@@ -9,6 +9,9 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/schedlab/schedlab/internal/buildid"
+	"github.com/schedlab/schedlab/traces"
 )
 
 func resolve(t *testing.T, sets ...string) Config {
@@ -183,5 +186,19 @@ func TestNestedPolicyParams(t *testing.T) {
 	}
 	if _, err := NewPolicy(c); err != nil {
 		t.Fatalf("drf rejected nested weights: %v", err)
+	}
+}
+
+func TestProvenanceRecordsBuildAndDeterminism(t *testing.T) {
+	id := buildid.ID{Revision: "abc", Modified: true, Binary: "0123"}
+	defer buildid.Override(id)()
+	o := &Outcome{Config: Config{Seed: 3}, Workload: &traces.Workload{Name: "w"}}
+	p := o.Provenance()
+	if p.Build != id || !p.Deterministic || p.NondeterministicWhy != "" {
+		t.Errorf("provenance %+v, want build %+v and deterministic", p, id)
+	}
+	o.Nondeterministic = "solve hit its time limit"
+	if p := o.Provenance(); p.Deterministic || p.NondeterministicWhy != o.Nondeterministic {
+		t.Errorf("provenance %+v of a nondeterministic run", p)
 	}
 }

@@ -43,7 +43,8 @@ than --max-cells cells is refused before anything is allocated.
 Results: DIR/cells.parquet (one row per cell: cell, key, the axis columns, seed, every metric;
 open it with pandas, polars or DuckDB), DIR/sweep.json (the plan) and DIR/cells/<key>/ (each
 cell's jobs.parquet, summary.json, config.yaml). Cells are content-addressed (resolved config +
-workload hash + schedlab version): an unchanged cell is never rerun, and a killed sweep resumes
+workload hash + schedlab version + this build's identity: VCS revision, dirty flag and the
+binary's SHA-256): a cell another build computed is recomputed, and the sweep says so; an unchanged cell is never rerun, and a killed sweep resumes
 where it stopped when run again. One sweep at a time may write DIR (it is locked); --cache DIR
 shares a cell cache between any number of sweeps and shards, which never compute a cell twice.
 
@@ -124,7 +125,7 @@ func runSweep(cmd *cobra.Command, args []string, fl *sweepFlags) error {
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(stdout, "gathered %d shards: %d cells → %s\n", len(args), len(t.Rows), filepath.Join(fl.out, sweep.CellsFile))
+		fmt.Fprintf(stdout, "gathered %s: %s → %s\n", sweep.Plural(len(args), "shard", "shards"), sweep.Plural(len(t.Rows), "cell", "cells"), filepath.Join(fl.out, sweep.CellsFile))
 		return nil
 	}
 	spec, err := experiments.LoadSpec(args[0])
@@ -163,8 +164,8 @@ func runSweep(cmd *cobra.Command, args []string, fl *sweepFlags) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "sweep %s (label %s, shard %s): %d cells (%d run, %d cached) in %s → %s\n",
-		spec.ID, fl.label, sh, len(res.Table.Rows), res.Ran, res.Cached, res.Elapsed.Round(time.Millisecond), filepath.Join(fl.out, sweep.CellsFile))
+	fmt.Fprintf(stdout, "sweep %s (label %s, shard %s): %s in %s → %s\n",
+		spec.ID, fl.label, sh, res.Counts(), res.Elapsed.Round(time.Millisecond), filepath.Join(fl.out, sweep.CellsFile))
 	return nil
 }
 

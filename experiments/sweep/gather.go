@@ -42,9 +42,10 @@ func Gather(out string, dirs []string, o GatherOptions) (*Table, error) {
 		}
 	}
 	var (
-		first  *Manifest
-		caches []string
-		have   []string
+		first    *Manifest
+		caches   []string
+		uncached []string
+		have     []string
 	)
 	if shared != "" {
 		caches = append(caches, shared)
@@ -56,6 +57,9 @@ func Gather(out string, dirs []string, o GatherOptions) (*Table, error) {
 		}
 		if first == nil {
 			first = m
+		} else if m.Build != first.Build {
+			return nil, fmt.Errorf("gather: %s was computed by another build (%s) than %s (%s); run every shard with the same schedlab binary",
+				d, m.Build, dirs[0], first.Build)
 		} else if m.PlanHash != first.PlanHash {
 			return nil, fmt.Errorf("gather: %s is a different sweep (spec %s label %q sets %q) from %s (spec %s label %q sets %q)",
 				d, m.Spec, m.Label, m.Sets, dirs[0], first.Spec, first.Label, first.Sets)
@@ -64,6 +68,7 @@ func Gather(out string, dirs []string, o GatherOptions) (*Table, error) {
 				d, m.Shard, orNone(m.Assignment), dirs[0], first.Shard, orNone(first.Assignment))
 		}
 		caches = append(caches, m.caches(d)...)
+		uncached = append(uncached, filepath.Join(d, UncachedDir))
 		have = append(have, m.Shard)
 	}
 	outCache := filepath.Join(out, CacheDir)
@@ -72,7 +77,20 @@ func Gather(out string, dirs []string, o GatherOptions) (*Table, error) {
 	} else if err := copyCells(first.Cells, caches, outCache); err != nil {
 		return nil, err
 	}
-	t, err := buildTable(first.Spec, first.Label, first.Columns, first.Cells, []string{outCache})
+	// Nondeterministic cells stay out of the cache in the gathered output too.
+	outUncached := filepath.Join(out, UncachedDir)
+	var left []manifestCell
+	for _, mc := range first.Cells {
+		if !cached(outCache, mc.Key) && findCell(mc.Key, uncached) != "" {
+			left = append(left, mc)
+		}
+	}
+	if len(left) > 0 {
+		if err := copyCells(left, uncached, outUncached); err != nil {
+			return nil, err
+		}
+	}
+	t, err := buildTable(first.Spec, first.Label, first.Columns, first.Cells, []string{outCache, outUncached})
 	if err != nil {
 		if first.Shards > 1 {
 			err = fmt.Errorf("%w; given shards %s of %d", err, strings.Join(have, ", "), first.Shards)
@@ -81,6 +99,10 @@ func Gather(out string, dirs []string, o GatherOptions) (*Table, error) {
 	}
 	whole := *first
 	whole.Shard, whole.Shards, whole.Assignment, whole.Cache = Shard{}.String(), 0, "", shared
+	whole.Cells = slices.Clone(whole.Cells)
+	for i := range whole.Cells { // why a shard computed a cell is that shard's story
+		whole.Cells[i].Reason, whole.Cells[i].Previous = "", ""
+	}
 	if err := writeManifest(out, &whole); err != nil {
 		return nil, err
 	}

@@ -8,17 +8,20 @@ import (
 	"path/filepath"
 
 	"github.com/schedlab/schedlab/experiments"
+	"github.com/schedlab/schedlab/internal/buildid"
 )
 
 // Manifest is the content of sweep.json: everything needed to gather shard outputs into the
 // whole sweep's cells.parquet without the spec.
 type Manifest struct {
-	Version  string   `json:"schedlab_version"`
-	Spec     string   `json:"spec"`
-	SpecFile string   `json:"spec_file"`
-	Label    string   `json:"label"`
-	Sets     []string `json:"sets"`
-	Shard    string   `json:"shard"`
+	Version string `json:"schedlab_version"`
+	// Build is the build that wrote the manifest and addresses the cells (their keys).
+	Build    buildid.ID `json:"build"`
+	Spec     string     `json:"spec"`
+	SpecFile string     `json:"spec_file"`
+	Label    string     `json:"label"`
+	Sets     []string   `json:"sets"`
+	Shard    string     `json:"shard"`
 	// Shards is the shard count and Assignment identifies how the cells were assigned to the
 	// shards (Plan.AssignmentDigest); both are empty for a whole sweep.
 	Shards     int    `json:"shards,omitempty"`
@@ -36,6 +39,11 @@ type manifestCell struct {
 	Key    string    `json:"key"`
 	Values []*string `json:"values"`
 	Seed   int64     `json:"seed"`
+	// Reason says why the sweep that wrote the manifest computed the cell (absent: it was
+	// cached, or the cell is in another shard); Previous is the cache key of the cell of the same
+	// configuration another build computed, which this build did not reuse.
+	Reason   Reason `json:"reason,omitempty"`
+	Previous string `json:"previous_key,omitempty"`
 }
 
 func manifestCellOf(p *Plan, c *Cell) manifestCell {
@@ -52,7 +60,7 @@ func manifestCellOf(p *Plan, c *Cell) manifestCell {
 }
 
 func newManifest(p *Plan, s Shard) *Manifest {
-	m := &Manifest{Version: experiments.Version, Spec: p.Spec.ID, SpecFile: p.Spec.File, Label: p.Label,
+	m := &Manifest{Version: experiments.Version, Build: p.Build, Spec: p.Spec.ID, SpecFile: p.Spec.File, Label: p.Label,
 		Sets: p.Sets, Shard: s.String(), PlanHash: p.Hash(), Columns: p.Columns}
 	if s.Count > 1 {
 		m.Shards, m.Assignment = s.Count, p.AssignmentDigest(s.Count)

@@ -3,7 +3,9 @@
 //
 // Every cell is deterministic from its resolved configuration and seed, and its results are kept
 // in a content-addressed cache: a cell's key hashes its resolved configuration, the workload's
-// content hash and schedlab's version, and its outputs (summary.json, jobs.parquet, config.yaml)
+// content hash, schedlab's version and the identity of the build that runs it (internal/buildid:
+// VCS revision, dirty flag, the executable's SHA-256), so a changed binary never reuses another
+// build's cells — and says so (Reason). Its outputs (summary.json, jobs.parquet, config.yaml)
 // go to CACHE/<key>/ by an atomic directory rename. A cell whose directory exists is done, so an
 // unchanged cell is never rerun and a killed sweep resumes where it stopped. When every cell of
 // the plan (or of its shard) is done, the results are gathered into DIR/cells.parquet — one row
@@ -23,6 +25,7 @@ import (
 	"sync"
 
 	"github.com/schedlab/schedlab/experiments"
+	"github.com/schedlab/schedlab/internal/buildid"
 	"github.com/schedlab/schedlab/traces"
 )
 
@@ -52,8 +55,14 @@ type Cell struct {
 	Seed   int64
 	// Config is the cell's resolved configuration.
 	Config experiments.Config
-	// Key is the cell's cache key (hex SHA-256).
+	// Key is the cell's cache key: 64 hex digits, the first 40 of its ConfigKey and 24 of the
+	// build's digest, so the cells of one configuration computed by different builds share a
+	// prefix.
 	Key string
+	// ConfigKey is the build-independent content address: the SHA-256 of the resolved
+	// configuration, the workload's content hash and schedlab's version (the whole cache key of
+	// schedlab before builds were identified).
+	ConfigKey string
 }
 
 // Plan is a sweep's cells in deterministic order.
@@ -64,6 +73,8 @@ type Plan struct {
 	Sets    []string
 	Columns []Column
 	Cells   []Cell
+	// Build is the build whose cells the plan addresses (buildid.Current when planned).
+	Build buildid.ID
 	// workloads holds each distinct workload's content hash and, while cells still need it,
 	// the loaded workload, shared read-only by the cells.
 	workloads map[experiments.WorkloadConfig]*loadedWorkload
@@ -125,7 +136,8 @@ func NewPlanWith(spec *experiments.Spec, label string, sets []string, o PlanOpti
 	if err != nil {
 		return nil, err
 	}
-	p := &Plan{Spec: s, Label: label, Sets: slices.Clone(sets), workloads: map[experiments.WorkloadConfig]*loadedWorkload{}}
+	p := &Plan{Spec: s, Label: label, Sets: slices.Clone(sets), Build: buildid.Current(), workloads: map[experiments.WorkloadConfig]*loadedWorkload{}}
+	build := p.Build.Digest()
 	var axes []experiments.Axis
 	for _, g := range s.Axes {
 		axes = append(axes, g.Axes...)
@@ -173,7 +185,8 @@ func NewPlanWith(spec *experiments.Spec, label string, sets []string, o PlanOpti
 			if err != nil {
 				return nil, fmt.Errorf("%s: cell %s: %w", s.File, describe(p.Columns, c.Values, seed), err)
 			}
-			c.Key = CellKey(cfg, lw.hash)
+			c.ConfigKey = ConfigKey(cfg, lw.hash)
+			c.Key = buildKey(c.ConfigKey, build)
 			p.Cells = append(p.Cells, c)
 			p.costs = append(p.costs, estimateCost(cfg, lw))
 		}
@@ -342,9 +355,23 @@ func describe(cols []Column, vals []any, seed int64) string {
 	return b.String()
 }
 
-// CellKey is the content address of a cell: the SHA-256 of its resolved configuration (which
-// includes the seed), the workload's content hash and schedlab's version.
+// CellKey is the cache key of a cell computed by the running build (buildid.Current): see
+// Cell.Key.
 func CellKey(cfg experiments.Config, workloadHash string) string {
+	return buildKey(ConfigKey(cfg, workloadHash), buildid.Current().Digest())
+}
+
+// configPrefix is how many hex digits of a ConfigKey begin a cell's Key (160 bits).
+const configPrefix = 40
+
+// buildKey joins the first configPrefix digits of a ConfigKey and the start of a build digest.
+func buildKey(configKey, buildDigest string) string {
+	return configKey[:configPrefix] + buildDigest[:64-configPrefix]
+}
+
+// ConfigKey is the build-independent content address of a cell: the SHA-256 of its resolved
+// configuration (which includes the seed), the workload's content hash and schedlab's version.
+func ConfigKey(cfg experiments.Config, workloadHash string) string {
 	doc := map[string]any{"config": cfg.Map(), "workload_hash": workloadHash, "schedlab_version": experiments.Version}
 	b, err := json.Marshal(doc) // map keys are sorted: canonical
 	if err != nil {

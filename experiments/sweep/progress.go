@@ -37,7 +37,9 @@ type progress struct {
 	now      func() time.Time
 }
 
-func newProgress(o Options, total, cached int) *progress {
+// newProgress starts the progress output; why, when not empty, says why cached cells of the same
+// configurations are recomputed, on a line of its own.
+func newProgress(o Options, total, cached int, why string) *progress {
 	p := &progress{w: o.Progress, tty: o.Terminal, every: o.ProgressEvery, total: total, cached: cached, nDone: cached, printed: cached, now: time.Now}
 	if p.every <= 0 {
 		p.every = 10 * time.Second
@@ -45,7 +47,10 @@ func newProgress(o Options, total, cached int) *progress {
 	p.start = p.now()
 	p.lastDraw = p.start
 	if p.w != nil && !p.tty {
-		fmt.Fprintf(p.w, "sweep: %d cells, %d cached, %d to run\n", total, cached, total-cached)
+		fmt.Fprintf(p.w, "sweep: %s, %d cached, %d to run\n", cellCount(total), cached, total-cached)
+	}
+	if p.w != nil && why != "" {
+		fmt.Fprintf(p.w, "sweep: %s\n", why)
 	}
 	p.draw(true)
 	return p
@@ -108,8 +113,8 @@ func (p *progress) drawLocked(force bool) {
 			fill = width * p.nDone / p.total
 		}
 		bar := strings.Repeat("█", fill) + strings.Repeat("░", width-fill)
-		fmt.Fprintf(p.w, "\r\x1b[K%s %d/%d cells (%d cached%s) %3d%%  elapsed %s  ETA %s",
-			bar, p.nDone, p.total, p.cached, p.failedText(), p.percent(), fmtDur(now.Sub(p.start)), p.eta(now))
+		fmt.Fprintf(p.w, "\r\x1b[K%s %d/%s (%d cached%s) %3d%%  elapsed %s  ETA %s",
+			bar, p.nDone, cellCount(p.total), p.cached, p.failedText(), p.percent(), fmtDur(now.Sub(p.start)), p.eta(now))
 		return
 	}
 	if !force && now.Sub(p.lastDraw) < p.every {
@@ -120,8 +125,8 @@ func (p *progress) drawLocked(force bool) {
 	}
 	p.lastDraw = now
 	p.printed = p.nDone
-	fmt.Fprintf(p.w, "sweep: %d/%d cells (%d cached%s), %d%%, elapsed %s, ETA %s\n",
-		p.nDone, p.total, p.cached, p.failedText(), p.percent(), fmtDur(now.Sub(p.start)), p.eta(now))
+	fmt.Fprintf(p.w, "sweep: %d/%s (%d cached%s), %d%%, elapsed %s, ETA %s\n",
+		p.nDone, cellCount(p.total), p.cached, p.failedText(), p.percent(), fmtDur(now.Sub(p.start)), p.eta(now))
 }
 
 func (p *progress) failedText() string {

@@ -53,7 +53,12 @@ type Result struct {
 	Table *Table
 	// Ran and Cached count the cells computed by this run and those found in the cache.
 	Ran, Cached int
-	Elapsed     time.Duration
+	// Reasons counts the cells computed by this run by why they were not taken from the cache;
+	// OtherBuild names a build whose cells of the same configurations the cache held (when
+	// Reasons[ReasonOtherBuild] or Reasons[ReasonOldVersion] is not zero).
+	Reasons    map[Reason]int
+	OtherBuild string
+	Elapsed    time.Duration
 }
 
 // cacheDir returns the cache directory of opts.
@@ -100,19 +105,34 @@ func Run(ctx context.Context, p *Plan, opts Options) (*Result, error) {
 			return nil, err
 		}
 	}
+	cells := p.ShardCells(opts.Shard)
+	res := &Result{Plan: p, Reasons: map[Reason]int{}}
+	var todo []*Cell
+	var idx cacheIndex
+	reasons := map[int]Reason{}
+	byReason := map[Reason]int{}
+	for _, c := range cells {
+		if cached(cache, c.Key) {
+			continue
+		}
+		todo = append(todo, c)
+		if idx == nil {
+			idx = indexCache(cache)
+		}
+		r, prev := reasonFor(c, cache, opts.Out, idx)
+		reasons[c.Index] = r
+		byReason[r]++
+		m.Cells[c.Index].Reason, m.Cells[c.Index].Previous = r, prev
+		if prev != "" && res.OtherBuild == "" {
+			res.OtherBuild = describeBuild(CellDir(cache, prev))
+		}
+	}
 	if err := writeManifest(opts.Out, m); err != nil {
 		return nil, err
 	}
-	cells := p.ShardCells(opts.Shard)
-	var todo []*Cell
-	for _, c := range cells {
-		if !cached(cache, c.Key) {
-			todo = append(todo, c)
-		}
-	}
 	// Costliest first, so the last cells to finish are short ones.
 	slices.SortStableFunc(todo, func(a, b *Cell) int { return cmp.Compare(p.Cost(b), p.Cost(a)) })
-	res := &Result{Plan: p, Cached: len(cells) - len(todo)}
+	res.Cached = len(cells) - len(todo)
 	p.expect(todo)
 	workers := opts.Parallel
 	if workers <= 0 {
@@ -121,7 +141,8 @@ func Run(ctx context.Context, p *Plan, opts Options) (*Result, error) {
 	workers = min(workers, max(len(todo), 1))
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	r := &runner{p: p, cache: cache, res: res, cancel: cancel, errCell: -1, prog: newProgress(opts, len(cells), res.Cached)}
+	r := &runner{p: p, cache: cache, out: opts.Out, res: res, reasons: reasons, cancel: cancel, errCell: -1,
+		prog: newProgress(opts, len(cells), res.Cached, whyLine(p, byReason, res.OtherBuild))}
 	// First every cell no other process is computing; then, waiting for them, the others.
 	deferred := r.pool(ctx, todo, workers, false)
 	if len(deferred) > 0 && ctx.Err() == nil {
@@ -135,7 +156,7 @@ func Run(ctx context.Context, p *Plan, opts Options) (*Result, error) {
 	if err := ctx.Err(); err != nil {
 		return res, err
 	}
-	t, err := buildTable(p.Spec.ID, p.Label, p.Columns, shardRows(p, opts.Shard), []string{cache})
+	t, err := buildTable(p.Spec.ID, p.Label, p.Columns, shardRows(p, opts.Shard), []string{cache, filepath.Join(opts.Out, UncachedDir)})
 	if err != nil {
 		return res, err
 	}
@@ -149,11 +170,13 @@ func Run(ctx context.Context, p *Plan, opts Options) (*Result, error) {
 
 // runner runs a sweep's cells on a pool of workers.
 type runner struct {
-	p      *Plan
-	cache  string
-	res    *Result
-	prog   *progress
-	cancel context.CancelFunc
+	p       *Plan
+	cache   string
+	out     string
+	reasons map[int]Reason // why each cell to run is not cached
+	res     *Result
+	prog    *progress
+	cancel  context.CancelFunc
 
 	mu       sync.Mutex
 	firstErr error
@@ -174,7 +197,7 @@ func (r *runner) pool(ctx context.Context, cells []*Cell, workers int, wait bool
 		go func() {
 			defer wg.Done()
 			for c := range next {
-				ran, busy, err := doCell(ctx, r.p, c, r.cache, wait)
+				ran, busy, err := doCell(ctx, r.p, c, r.cache, r.out, wait)
 				r.mu.Lock()
 				switch {
 				case busy:
@@ -189,6 +212,7 @@ func (r *runner) pool(ctx context.Context, cells []*Cell, workers int, wait bool
 					r.cancel()
 				case ran:
 					r.res.Ran++
+					r.res.Reasons[r.reasons[c.Index]]++
 				default:
 					r.res.Cached++ // finished by another process meanwhile
 				}
@@ -215,7 +239,7 @@ feed:
 // doCell computes a cell unless it is in the cache or gets there meanwhile, holding the cell's
 // lock while it does; ran reports whether this process computed it. Without wait, a cell whose
 // lock another process holds is left alone (busy); with wait, doCell waits for that process.
-func doCell(ctx context.Context, p *Plan, c *Cell, cache string, wait bool) (ran, busy bool, err error) {
+func doCell(ctx context.Context, p *Plan, c *Cell, cache, out string, wait bool) (ran, busy bool, err error) {
 	var l *safefs.Lock
 	if wait {
 		if l, err = claimCell(ctx, cache, c.Key); err != nil || l == nil {
@@ -239,7 +263,7 @@ func doCell(ctx context.Context, p *Plan, c *Cell, cache string, wait bool) (ran
 		p.release(c.Config.Workload)
 		return false, false, nil
 	}
-	return true, false, runCell(p, c, cache)
+	return true, false, runCell(p, c, cache, out)
 }
 
 func shardRows(p *Plan, s Shard) []manifestCell {
@@ -268,9 +292,11 @@ func cleanOutTemps(out string) {
 }
 
 // runCell replays one cell and moves its outputs, with its measured cost (CostFile), into the
-// cache atomically. The caller holds the cell's lock. A panic in the replay or in a writer (an
-// encoder's on a full disk, say) becomes the cell's error.
-func runCell(p *Plan, c *Cell, cache string) error {
+// cache atomically — or, when the result is not deterministic, into out/UncachedDir, where this
+// sweep's table finds it and no later sweep takes it for a cached cell. The caller holds the
+// cell's lock. A panic in the replay or in a writer (an encoder's on a full disk, say) becomes the
+// cell's error.
+func runCell(p *Plan, c *Cell, cache, out string) error {
 	w, hash, err := p.acquire(c.Config.Workload)
 	if err != nil {
 		return err
@@ -296,7 +322,21 @@ func runCell(p *Plan, c *Cell, cache string) error {
 	if err != nil {
 		return err
 	}
-	return publishCell(cache, c.Key, func(dir string) error {
+	if o.Nondeterministic == "" && nondeterministicForTest != nil {
+		o.Nondeterministic = nondeterministicForTest(c)
+	}
+	dest := cache
+	if o.Nondeterministic != "" {
+		// The output directory is locked by this sweep: replace an earlier result in place.
+		dest = filepath.Join(out, UncachedDir)
+		if err := os.MkdirAll(dest, 0o755); err != nil {
+			return err
+		}
+		if err := os.RemoveAll(CellDir(dest, c.Key)); err != nil {
+			return err
+		}
+	}
+	return publishCell(dest, c.Key, func(dir string) error {
 		if err := o.WriteOutputs(dir); err != nil {
 			return err
 		}
@@ -308,6 +348,10 @@ func runCell(p *Plan, c *Cell, cache string) error {
 		return os.WriteFile(filepath.Join(dir, CostFile), append(b, '\n'), 0o644)
 	})
 }
+
+// nondeterministicForTest, when set by a test, marks cells' results nondeterministic as a
+// policy that hit a wall-clock limit would (experiments.Nondeterminist).
+var nondeterministicForTest func(*Cell) string
 
 // publishCell fills a temporary directory in the cache and renames it to the cell's key, so a
 // cell directory is either complete or absent. The caller holds the cell's lock, so no other

@@ -361,7 +361,7 @@ func TestCancelStopsTheSweep(t *testing.T) {
 func TestProgressLines(t *testing.T) {
 	var buf bytes.Buffer
 	now := time.Unix(0, 0)
-	p := newProgress(Options{Progress: &buf, ProgressEvery: 10 * time.Second}, 10, 2)
+	p := newProgress(Options{Progress: &buf, ProgressEvery: 10 * time.Second}, 10, 2, "")
 	p.now = func() time.Time { return now }
 	p.start, p.lastDraw = now, now
 	for i := range 8 {
@@ -377,7 +377,7 @@ sweep: 10/10 cells (2 cached, 1 failed), 100%, elapsed 24s, ETA 0s
 		t.Errorf("progress lines:\n%s\nwant:\n%s", got, want)
 	}
 	buf.Reset()
-	p = newProgress(Options{Progress: &buf, Terminal: true}, 4, 0)
+	p = newProgress(Options{Progress: &buf, Terminal: true}, 4, 0, "")
 	for range 4 {
 		p.done(true)
 	}
