@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/schedlab/schedlab/experiments/compare"
+	"github.com/schedlab/schedlab/experiments/sweep"
 )
 
 func newCompareCmd() *cobra.Command {
@@ -27,7 +28,13 @@ interval at 1-alpha excludes zero; one run per side compares exactly.
 Each metric declares whether lower (↓: JCTs, makespan, SLO miss rate) or higher (↑:
 utilization, goodput, utility) is better; a significant move the wrong way by more than
 --threshold is a REGRESSION. With --fail-on-regression the exit status is 1 if there is one, so
-a policy change can be gated in CI.`,
+a policy change can be gated in CI.
+
+Only like is compared with like: results whose spec, label, axes, --set overrides, seeds,
+workload (content hash) or configurations differ are refused (exit 2, naming the first
+difference) unless --allow-mismatch, which compares only the configurations both sides share
+and lists the others. Samples are grouped by their whole resolved configuration (read from each
+cell's summary.json), so different configurations are never pooled into one group.`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if format != "text" && format != "markdown" {
@@ -54,7 +61,7 @@ a policy change can be gated in CI.`,
 				return err
 			}
 			if fail && res.Regressions > 0 {
-				return fmt.Errorf("%w: %d metric(s) moved significantly the wrong way beyond %g%%", compare.ErrRegression, res.Regressions, 100*res.Options.Threshold)
+				return fmt.Errorf("%w: %s moved significantly the wrong way beyond %g%%", compare.ErrRegression, sweep.Plural(res.Regressions, "metric", "metrics"), 100*res.Options.Threshold)
 			}
 			return nil
 		},
@@ -66,5 +73,6 @@ a policy change can be gated in CI.`,
 	f.StringVar(&opts.Test, "test", compare.TestAuto, "significance test: auto, mw (Mann-Whitney U) or bootstrap")
 	f.StringVar(&format, "format", "text", "output format: text or markdown")
 	f.BoolVar(&fail, "fail-on-regression", false, "exit with status 1 when a metric regressed")
+	f.BoolVar(&opts.AllowMismatch, "allow-mismatch", false, "compare result sets of different specs, labels, axes, seeds or workloads on the configurations they share")
 	return cmd
 }

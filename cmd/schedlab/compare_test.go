@@ -4,11 +4,14 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/schedlab/schedlab/experiments/sweep"
 )
 
 // TestCompareGatesARegression is the CI gate of a policy change: a sweep compared with an
-// unchanged rerun passes (exit 0); compared with a rerun whose scheduling period was coarsened
-// (an injected regression) it fails with exit 1 under --fail-on-regression.
+// unchanged rerun passes (exit 0); compared with a rerun whose jobs all finished later (an
+// injected regression, the configuration unchanged) it fails with exit 1 under
+// --fail-on-regression.
 func TestCompareGatesARegression(t *testing.T) {
 	dir := t.TempDir()
 	sweepTo := func(name string, sets ...string) string {
@@ -22,7 +25,8 @@ func TestCompareGatesARegression(t *testing.T) {
 		}
 		return out
 	}
-	base, rerun, slow := sweepTo("base"), sweepTo("rerun"), sweepTo("slow", "engine.cycle_s=60")
+	base, rerun, slow := sweepTo("base"), sweepTo("rerun"), sweepTo("slow")
+	slowDown(t, slow, 1.5)
 
 	out, errOut, code := runCLI(t, "compare", base, rerun, "--fail-on-regression")
 	if code != 0 || !strings.Contains(out, "no regressions.") || strings.Contains(out, "REGRESSION") {
@@ -36,6 +40,49 @@ func TestCompareGatesARegression(t *testing.T) {
 	out, _, code = runCLI(t, "compare", base, slow, "--format", "markdown")
 	if code != 0 || !strings.Contains(out, "| group") || !strings.Contains(out, "**REGRESSION**") {
 		t.Errorf("markdown report: exit %d\n%s", code, out)
+	}
+}
+
+// slowDown multiplies the completion times in a sweep output's cells.parquet by f, as a policy
+// change that slowed every job would.
+func slowDown(t *testing.T, dir string, f float64) {
+	t.Helper()
+	path := filepath.Join(dir, sweep.CellsFile)
+	tb, err := sweep.ReadTable(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range tb.Rows {
+		for m, v := range r.Metrics {
+			if strings.HasSuffix(m, "_jct_s") {
+				r.Metrics[m] = v * f
+			}
+		}
+	}
+	if err := sweep.WriteFileAtomic(path, tb.Write); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestCompareRefusesMismatchedSweeps: a quick sweep against a paper one is refused (exit 2, one
+// line naming the difference); --allow-mismatch compares the configurations both have and lists
+// the others.
+func TestCompareRefusesMismatchedSweeps(t *testing.T) {
+	dir := t.TempDir()
+	quick, paper := filepath.Join(dir, "quick"), filepath.Join(dir, "paper")
+	for _, s := range [][2]string{{"quick", quick}, {"paper", paper}} {
+		if o, e, code := runCLI(t, "sweep", tinySpec, "--label", s[0], "--set", tinyWorkload, "--out", s[1]); code != 0 {
+			t.Fatalf("sweep %s: exit %d\n%s%s", s[0], code, o, e)
+		}
+	}
+	out, errOut, code := runCLI(t, "compare", quick, paper, "--fail-on-regression")
+	if code != 2 || strings.Count(strings.TrimSpace(errOut), "\n") != 0 || !strings.Contains(errOut, `labels differ: "quick" in base, "paper" in new`) {
+		t.Errorf("quick vs paper: exit %d, stderr %q\n%s", code, errOut, out)
+	}
+	out, errOut, code = runCLI(t, "compare", quick, paper, "--fail-on-regression", "--allow-mismatch")
+	if code != 0 || !strings.Contains(out, "only in new: policy.name=drf workload.machines=3 engine.cycle_s=0") ||
+		!strings.Contains(out, "policy.name=fifo workload.machines=6 engine.cycle_s=2.5") || !strings.Contains(out, "no regressions.") {
+		t.Errorf("--allow-mismatch: exit %d\n%s%s", code, out, errOut)
 	}
 }
 

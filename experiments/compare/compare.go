@@ -18,6 +18,7 @@ import (
 	"path"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/schedlab/schedlab/experiments"
@@ -69,21 +70,34 @@ func MetricDirection(metric string) Direction {
 	return Neutral
 }
 
-// Sample is one result: its group's configuration values, seed and metrics.
+// Sample is one result: its resolved configuration (flattened keys, the seed left out; for a
+// sweep whose cells cannot be read, its axis values alone), seed, workload hash and metrics.
 type Sample struct {
-	Group   map[string]string
-	Seed    int64
-	Metrics map[string]float64
+	Group        map[string]string
+	Seed         int64
+	WorkloadHash string
+	Metrics      map[string]float64
 }
 
 // Dataset is a loaded result set.
 type Dataset struct {
 	// Source describes where it came from.
 	Source string
-	// GroupKeys are the configuration keys that tell samples' groups apart.
+	// Spec and Label name the sweep ("" for run outputs); Sets are its --set overrides (nil when
+	// unknown: no sweep.json); Axes are its axis keys (nil for run outputs).
+	Spec, Label string
+	Sets        []string
+	Axes        []string
+	// GroupKeys are the configuration keys whose values differ between samples.
 	GroupKeys []string
 	Samples   []Sample
+	// Partial says why samples carry less than their full configuration ("" when they carry it).
+	Partial string
 }
+
+// hashKey is the pseudo configuration key of a sample's workload content hash (12 hex digits):
+// samples of different workloads are different configurations whatever their workload.name.
+const hashKey = "workload.hash"
 
 // Load reads a result set: a sweep output (a directory with cells.parquet, or the file itself),
 // a run output (a directory with summary.json, or the file), or a directory whose
@@ -121,31 +135,60 @@ func exists(p string) bool {
 	return err == nil
 }
 
+// loadSweep reads cells.parquet and, through the sweep.json beside it, each cell's resolved
+// configuration and workload hash from its summary.json.
 func loadSweep(file string) (*Dataset, error) {
 	t, err := sweep.ReadTable(file)
 	if err != nil {
 		return nil, err
 	}
-	d := &Dataset{Source: fmt.Sprintf("%s (sweep %s, label %q, %d cells)", file, t.Spec, t.Label, len(t.Rows))}
+	d := &Dataset{Source: fmt.Sprintf("%s (sweep %s, label %q, %s)", file, t.Spec, t.Label, sweep.Plural(len(t.Rows), "cell", "cells")),
+		Spec: t.Spec, Label: t.Label}
 	for _, c := range t.Axes {
-		d.GroupKeys = append(d.GroupKeys, c.Key)
+		d.Axes = append(d.Axes, c.Key)
+	}
+	dir := filepath.Dir(file)
+	m, err := sweep.ReadManifest(dir)
+	if err != nil {
+		m = nil
+		d.Partial = fmt.Sprintf("%s has no readable %s beside it", file, sweep.ManifestFile)
+	} else {
+		d.Sets = m.Sets
 	}
 	for i := range t.Rows {
 		r := &t.Rows[i]
 		s := Sample{Group: map[string]string{}, Seed: r.Seed, Metrics: r.Metrics}
-		for _, k := range d.GroupKeys {
+		if m != nil && d.Partial == "" {
+			cell := m.FindCell(dir, r.Key)
+			doc, err := sweep.ReadCellSummary(cell)
+			if cell == "" || err != nil {
+				d.Partial = fmt.Sprintf("cell %d of %s is not in its cache", r.Cell, file)
+			} else {
+				flattenConfig("", doc.Provenance.Config, s.Group)
+				s.WorkloadHash = doc.Provenance.WorkloadHash
+			}
+		}
+		for _, k := range d.Axes {
 			s.Group[k], _ = t.Value(r, k)
 		}
 		d.Samples = append(d.Samples, s)
 	}
+	if d.Partial != "" { // axis values only, for every sample alike
+		for i := range d.Samples {
+			g := map[string]string{}
+			for _, k := range d.Axes {
+				g[k] = d.Samples[i].Group[k]
+			}
+			d.Samples[i].Group, d.Samples[i].WorkloadHash = g, ""
+		}
+	}
+	d.finish()
 	return d, nil
 }
 
-// loadRuns reads run outputs. The group keys are policy.name and every configuration key whose
-// value differs between the runs (other than the seed).
+// loadRuns reads run outputs, each with its resolved configuration and workload hash.
 func loadRuns(src string, files []string) (*Dataset, error) {
-	d := &Dataset{Source: fmt.Sprintf("%s (%d runs)", src, len(files))}
-	var configs []map[string]string
+	d := &Dataset{Source: fmt.Sprintf("%s (%s)", src, sweep.Plural(len(files), "run", "runs"))}
 	for _, f := range files {
 		b, err := os.ReadFile(f)
 		if err != nil {
@@ -159,30 +202,102 @@ func loadRuns(src string, files []string) (*Dataset, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", f, err)
 		}
-		flat := map[string]string{}
-		flattenConfig("", doc.Provenance.Config, flat)
-		configs = append(configs, flat)
-		d.Samples = append(d.Samples, Sample{Seed: doc.Provenance.Seed, Metrics: m})
+		s := Sample{Group: map[string]string{}, Seed: doc.Provenance.Seed, WorkloadHash: doc.Provenance.WorkloadHash, Metrics: m}
+		flattenConfig("", doc.Provenance.Config, s.Group)
+		d.Samples = append(d.Samples, s)
 	}
-	keys := map[string]bool{"policy.name": true}
-	for k := range configs[0] {
-		for _, c := range configs[1:] {
-			if c[k] != configs[0][k] && k != "seed" {
-				keys[k] = true
+	d.finish()
+	return d, nil
+}
+
+// finish drops the seed from the samples' configurations, adds their workload hashes, and sets
+// GroupKeys.
+func (d *Dataset) finish() {
+	for i := range d.Samples {
+		s := &d.Samples[i]
+		delete(s.Group, "seed")
+		if s.WorkloadHash != "" {
+			s.Group[hashKey] = shortHash(s.WorkloadHash)
+		}
+	}
+	d.GroupKeys = varying(d.Axes, d.Samples)
+}
+
+func shortHash(h string) string {
+	if len(h) > 12 {
+		return h[:12]
+	}
+	return h
+}
+
+// varying returns the configuration keys whose values differ between samples (a key a sample
+// lacks counts as a value), and policy.name: axis keys first, in axis order, then the others
+// sorted.
+func varying(axes []string, samples ...[]Sample) []string {
+	all := map[string]bool{}
+	for _, ss := range samples {
+		for _, s := range ss {
+			for k := range s.Group {
+				all[k] = true
 			}
 		}
 	}
-	for k := range keys {
-		d.GroupKeys = append(d.GroupKeys, k)
-	}
-	slices.Sort(d.GroupKeys)
-	for i := range d.Samples {
-		d.Samples[i].Group = map[string]string{}
-		for _, k := range d.GroupKeys {
-			d.Samples[i].Group[k] = configs[i][k]
+	vary := map[string]bool{}
+	for k := range all {
+		first, seen := "", false
+		for _, ss := range samples {
+			for _, s := range ss {
+				v, ok := s.Group[k]
+				if !ok {
+					v = "\x00absent"
+				}
+				if !seen {
+					first, seen = v, true
+				} else if v != first {
+					vary[k] = true
+				}
+			}
 		}
 	}
-	return d, nil
+	if all["policy.name"] {
+		vary["policy.name"] = true
+	}
+	var out []string
+	for _, k := range axes {
+		if vary[k] {
+			out = append(out, k)
+			delete(vary, k)
+		}
+	}
+	var rest []string
+	for k := range vary {
+		rest = append(rest, k)
+	}
+	slices.Sort(rest)
+	out = append(out, rest...)
+	// The workload hash names a group only when the other keys do not already tell apart the
+	// samples of different workloads (it mostly varies with workload.machines).
+	if i := slices.Index(out, hashKey); i >= 0 {
+		without := slices.Delete(slices.Clone(out), i, i+1)
+		hashes := map[string]string{}
+		needed := false
+		for _, ss := range samples {
+			for _, s := range ss {
+				var b strings.Builder
+				for _, k := range without {
+					b.WriteString(k + "=" + s.Group[k] + "\x00")
+				}
+				if h, ok := hashes[b.String()]; ok && h != s.Group[hashKey] {
+					needed = true
+				}
+				hashes[b.String()] = s.Group[hashKey]
+			}
+		}
+		if !needed {
+			out = without
+		}
+	}
+	return out
 }
 
 func flattenConfig(prefix string, v any, out map[string]string) {
@@ -228,6 +343,10 @@ type Options struct {
 	Test string
 	// Iters is the number of bootstrap replicates (default 2000).
 	Iters int
+	// AllowMismatch compares result sets whose spec, label, axes, seeds, workload or
+	// configurations differ, on the configurations they share; without it Compare refuses them
+	// (ErrMismatch). Different configurations are never pooled either way.
+	AllowMismatch bool
 }
 
 func (o *Options) defaults() error {
@@ -300,22 +419,35 @@ type Result struct {
 	Notes       []string
 }
 
-// Compare compares base with new per group and metric.
+// ErrMismatch is wrapped (with experiments.ErrConfig) by the error of a comparison of result
+// sets that are not comparable.
+var ErrMismatch = errors.New("not comparable")
+
+// Compare compares base with new per configuration and metric. Samples are grouped by their
+// whole resolved configuration (the seed aside), so different configurations are never pooled;
+// GroupKeys name the keys whose values tell the groups apart. Unless opts.AllowMismatch, result
+// sets whose spec, label, axes, seeds, workload or configurations differ are refused with an
+// error naming the first difference.
 func Compare(base, new *Dataset, opts Options) (*Result, error) {
 	if err := opts.defaults(); err != nil {
 		return nil, err
 	}
 	res := &Result{Base: base.Source, New: new.Source, Options: opts}
-	for _, k := range base.GroupKeys {
-		if slices.Contains(new.GroupKeys, k) {
-			res.GroupKeys = append(res.GroupKeys, k)
-		}
-	}
-	if extra := symDiff(base.GroupKeys, new.GroupKeys); len(extra) > 0 {
-		res.Notes = append(res.Notes, fmt.Sprintf("grouping by %s only: %s vary on one side and are pooled", strings.Join(res.GroupKeys, ", "), strings.Join(extra, ", ")))
-	}
+	res.GroupKeys = varying(base.Axes, base.Samples, new.Samples)
 	bg, border := groups(base, res.GroupKeys)
 	ng, norder := groups(new, res.GroupKeys)
+	if diff := mismatch(base, new, border, norder); diff != "" {
+		if opts.AllowMismatch {
+			res.Notes = append(res.Notes, "compared under --allow-mismatch although "+diff+"; only configurations in both are compared")
+		} else {
+			return nil, fmt.Errorf("%w: compare: %w: %s; compare like with like, or pass --allow-mismatch to compare only the configurations both share", experiments.ErrConfig, ErrMismatch, diff)
+		}
+	}
+	for _, d := range []*Dataset{base, new} {
+		if d.Partial != "" {
+			res.Notes = append(res.Notes, fmt.Sprintf("%s: grouping by axis values only", d.Partial))
+		}
+	}
 	for _, g := range border {
 		if ng[g] == nil {
 			res.OnlyBase = append(res.OnlyBase, g)
@@ -350,9 +482,94 @@ func Compare(base, new *Dataset, opts Options) (*Result, error) {
 		res.Notes = append(res.Notes, fmt.Sprintf("some groups have too few seeds for a Mann-Whitney U test to reach p < %g (it needs 4+ per side at 0.05); their significance comes from the %d-replicate bootstrap interval of the change", opts.Alpha, opts.Iters))
 	}
 	if len(res.Rows) == 0 {
-		return res, fmt.Errorf("%w: compare: no metric to compare between %s and %s (groups by %s; --metric selects metrics)", experiments.ErrConfig, base.Source, new.Source, strings.Join(res.GroupKeys, ", "))
+		return res, fmt.Errorf("%w: compare: no metric to compare between %s and %s (no configuration in both, grouping by %s; --metric selects metrics)", experiments.ErrConfig, base.Source, new.Source, strings.Join(res.GroupKeys, ", "))
 	}
 	return res, nil
+}
+
+// mismatch names the first difference that makes two result sets incomparable, "" if none.
+func mismatch(b, n *Dataset, border, norder []string) string {
+	side := func(what, bv, nv string) string {
+		return fmt.Sprintf("%s differ: %s in base, %s in new", what, bv, nv)
+	}
+	quote := func(s string) string {
+		if s == "" {
+			return "none (run outputs)"
+		}
+		return strconv.Quote(s)
+	}
+	switch {
+	case b.Spec != n.Spec:
+		return side("specs", quote(b.Spec), quote(n.Spec))
+	case b.Label != n.Label:
+		return side("labels", quote(b.Label), quote(n.Label))
+	case !slices.Equal(b.Axes, n.Axes):
+		return side("axes", list(b.Axes), list(n.Axes))
+	case b.Sets != nil && n.Sets != nil && !slices.Equal(b.Sets, n.Sets):
+		return side("--set overrides", list(b.Sets), list(n.Sets))
+	}
+	if bs, ns := seedSet(b), seedSet(n); !slices.Equal(bs, ns) {
+		return side("seeds", formatSeeds(bs), formatSeeds(ns))
+	}
+	if bh, nh := hashSet(b), hashSet(n); len(bh) > 0 && len(nh) > 0 && !slices.Equal(bh, nh) {
+		return side("workload hashes", list(bh), list(nh))
+	}
+	inB, inN := map[string]bool{}, map[string]bool{}
+	for _, g := range border {
+		inB[g] = true
+	}
+	for _, g := range norder {
+		inN[g] = true
+	}
+	for _, g := range border {
+		if !inN[g] {
+			return fmt.Sprintf("configurations differ: %s only in base", displayGroup(g))
+		}
+	}
+	for _, g := range norder {
+		if !inB[g] {
+			return fmt.Sprintf("configurations differ: %s only in new", displayGroup(g))
+		}
+	}
+	return ""
+}
+
+func list(xs []string) string {
+	if len(xs) == 0 {
+		return "none"
+	}
+	if len(xs) > 6 {
+		return "[" + strings.Join(xs[:6], ", ") + fmt.Sprintf(", … (%d)]", len(xs))
+	}
+	return "[" + strings.Join(xs, ", ") + "]"
+}
+
+func seedSet(d *Dataset) []int64 {
+	var out []int64
+	for _, s := range d.Samples {
+		out = append(out, s.Seed)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+func formatSeeds(seeds []int64) string {
+	var parts []string
+	for _, s := range seeds {
+		parts = append(parts, strconv.FormatInt(s, 10))
+	}
+	return list(parts)
+}
+
+func hashSet(d *Dataset) []string {
+	var out []string
+	for _, s := range d.Samples {
+		if s.WorkloadHash != "" {
+			out = append(out, shortHash(s.WorkloadHash))
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 func symDiff(a, b []string) []string {
@@ -370,7 +587,9 @@ func symDiff(a, b []string) []string {
 	return out
 }
 
-// groups splits samples by their values of keys, keeping first-appearance order.
+// groups splits samples by their whole configuration, keeping first-appearance order; a group is
+// named by its values of keys (the keys whose values differ between the samples of both sides,
+// so distinct configurations get distinct names).
 func groups(d *Dataset, keys []string) (map[string][]*Sample, []string) {
 	out := map[string][]*Sample{}
 	var order []string
@@ -378,7 +597,11 @@ func groups(d *Dataset, keys []string) (map[string][]*Sample, []string) {
 		s := &d.Samples[i]
 		parts := make([]string, len(keys))
 		for j, k := range keys {
-			parts[j] = k + "=" + s.Group[k]
+			v, ok := s.Group[k]
+			if !ok {
+				v = "(unset)"
+			}
+			parts[j] = k + "=" + v
 		}
 		g := strings.Join(parts, " ")
 		if out[g] == nil {

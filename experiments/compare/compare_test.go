@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -110,7 +111,7 @@ func TestCompareIsDeterministic(t *testing.T) {
 	n := dataset("new", map[string][]map[string]float64{"fifo": seeds("avg_jct_s", 130, 140, 125), "srpt": seeds("avg_jct_s", 1, 2, 3)})
 	var outs []string
 	for range 2 {
-		res, err := Compare(b, n, Options{})
+		res, err := Compare(b, n, Options{AllowMismatch: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -145,8 +146,29 @@ func TestCompareErrors(t *testing.T) {
 	}
 }
 
+// slowDown multiplies the completion times in a sweep output's cells.parquet by f, as a policy
+// change that slowed every job would, the configurations staying the same.
+func slowDown(t *testing.T, dir string, f float64) {
+	t.Helper()
+	path := filepath.Join(dir, sweep.CellsFile)
+	tb, err := sweep.ReadTable(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range tb.Rows {
+		for m, v := range r.Metrics {
+			if strings.HasSuffix(m, "_jct_s") {
+				r.Metrics[m] = v * f
+			}
+		}
+	}
+	if err := sweep.WriteFileAtomic(path, tb.Write); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // TestCompareSweepsAndRuns loads real sweep and run outputs: a sweep against its unchanged rerun
-// passes, and against a rerun with a coarser scheduling period (an injected regression) fails.
+// passes, and against a rerun whose jobs all finished later (an injected regression) fails.
 func TestCompareSweepsAndRuns(t *testing.T) {
 	spec, err := experiments.LoadSpec("testdata/gate.yaml")
 	if err != nil {
@@ -163,7 +185,8 @@ func TestCompareSweepsAndRuns(t *testing.T) {
 		}
 		return dir
 	}
-	base, same, slow := run(), run(), run("engine.cycle_s=30")
+	base, same, slow := run(), run(), run()
+	slowDown(t, slow, 1.3)
 	load := func(p string) *Dataset {
 		d, err := Load(p)
 		if err != nil {
@@ -269,5 +292,107 @@ func TestWriteGolden(t *testing.T) {
 			os.WriteFile(path+".got", buf.Bytes(), 0o644)
 			t.Errorf("%s differs from the golden file (wrote .got)", f.name)
 		}
+	}
+}
+
+// sweepOut runs a spec's sweep into a temporary directory.
+func sweepOut(t *testing.T, specFile, label string, sets ...string) string {
+	t.Helper()
+	spec, err := experiments.LoadSpec(specFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := sweep.NewPlan(spec, label, sets)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if _, err := sweep.Run(context.Background(), p, sweep.Options{Out: dir, Parallel: 2}); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func mustLoad(t *testing.T, p string) *Dataset {
+	t.Helper()
+	d, err := Load(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// TestCompareRefusesMismatches: result sets of different labels, specs, seeds or configurations
+// are refused with one line naming the difference, unless AllowMismatch.
+func TestCompareRefusesMismatches(t *testing.T) {
+	tinyWorkload := "workload.name=../sweep/testdata/tiny-tpch.txt"
+	quick := sweepOut(t, "../sweep/testdata/tiny.yaml", "quick", tinyWorkload)
+	paper := sweepOut(t, "../sweep/testdata/tiny.yaml", "paper", tinyWorkload)
+	fixed := sweepOut(t, "testdata/fixed.yaml", "quick")
+	oneSeed := sweepOut(t, "testdata/fixed.yaml", "quick", "seed=1")
+	for _, tc := range []struct {
+		name      string
+		base, new string
+		want      string
+	}{
+		{"quick against paper", quick, paper, `labels differ: "quick" in base, "paper" in new`},
+		{"two specs", quick, fixed, `specs differ: "tiny" in base, "fixed" in new`},
+		{"other seeds", fixed, oneSeed, "--set overrides differ: none in base, [seed=1] in new"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Compare(mustLoad(t, tc.base), mustLoad(t, tc.new), Options{})
+			if err == nil || !errors.Is(err, experiments.ErrConfig) || !errors.Is(err, ErrMismatch) || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
+				t.Errorf("error = %v; want one line with %q", err, tc.want)
+			}
+		})
+	}
+	// Seeds alone: the same sweep with its seeds given differently.
+	b, n := mustLoad(t, fixed), mustLoad(t, fixed)
+	n.Sets, n.Samples = b.Sets, n.Samples[:1]
+	if _, err := Compare(b, n, Options{}); err == nil || !strings.Contains(err.Error(), "seeds differ: [1, 2] in base, [1] in new") {
+		t.Errorf("seeds: error = %v", err)
+	}
+	// Workloads: same everything but the workload's content.
+	b, n = mustLoad(t, fixed), mustLoad(t, fixed)
+	for i := range n.Samples {
+		n.Samples[i].WorkloadHash = "ffffffffffffffff"
+	}
+	if _, err := Compare(b, n, Options{}); err == nil || !strings.Contains(err.Error(), "workload hashes differ") {
+		t.Errorf("workloads: error = %v", err)
+	}
+}
+
+// TestAllowMismatchComparesOnlySharedConfigurations: with AllowMismatch, a sweep whose cluster
+// settings are an axis against one that fixes them in its base compares the configurations both
+// have, each on its own (not pooled), and lists the others.
+func TestAllowMismatchComparesOnlySharedConfigurations(t *testing.T) {
+	tiny := sweepOut(t, "../sweep/testdata/tiny.yaml", "quick", "workload.name=../sweep/testdata/tiny-tpch.txt")
+	fixed := sweepOut(t, "testdata/fixed.yaml", "quick")
+	res, err := Compare(mustLoad(t, tiny), mustLoad(t, fixed), Options{AllowMismatch: true, Metrics: []string{"avg_jct_s"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	res.WriteText(&buf)
+	if got := strings.Join(res.GroupKeys, ","); got != "policy.name,workload.machines,engine.cycle_s" {
+		t.Errorf("group keys %s, want the policy and both cluster settings", got)
+	}
+	if len(res.Rows) != 2 {
+		t.Fatalf("%d rows, want fifo and srpt on 3 machines:\n%s", len(res.Rows), buf.String())
+	}
+	for _, r := range res.Rows {
+		if len(r.Base) != 2 || len(r.New) != 2 || !strings.Contains(r.Group, "workload.machines=3 engine.cycle_s=0") {
+			t.Errorf("%s: %d+%d samples, want 2+2 of the 3-machine setting", r.Group, len(r.Base), len(r.New))
+		}
+		if r.Verdict != VerdictSame {
+			t.Errorf("%s: the same configuration compares %s", r.Group, r.Verdict)
+		}
+	}
+	want := []string{"policy.name=fifo workload.machines=6 engine.cycle_s=2.5", "policy.name=srpt workload.machines=6 engine.cycle_s=2.5"}
+	if !slices.Equal(res.OnlyBase, want) || len(res.OnlyNew) != 0 {
+		t.Errorf("only in base %q, only in new %q; want %q", res.OnlyBase, res.OnlyNew, want)
+	}
+	if !strings.Contains(buf.String(), "only in base: policy.name=fifo workload.machines=6 engine.cycle_s=2.5") {
+		t.Errorf("the unmatched configurations are not listed:\n%s", buf.String())
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/schedlab/schedlab/experiments/sweep"
 	"github.com/schedlab/schedlab/report"
 )
 
@@ -97,7 +98,7 @@ func (res *Result) writeFooter(w io.Writer, bullet string) {
 	fmt.Fprintf(w, "%s↓ lower is better, ↑ higher is better; significance at alpha %g; a regression is a significant move the wrong way beyond %g%%.\n",
 		bullet, res.Options.Alpha, 100*res.Options.Threshold)
 	if res.Regressions > 0 {
-		fmt.Fprintf(w, "%s%d regression(s).\n", bullet, res.Regressions)
+		fmt.Fprintf(w, "%s%s.\n", bullet, sweep.Plural(res.Regressions, "regression", "regressions"))
 	} else {
 		fmt.Fprintf(w, "%sno regressions.\n", bullet)
 	}

@@ -94,3 +94,12 @@ func ReadManifest(dir string) (*Manifest, error) {
 	}
 	return &m, nil
 }
+
+// FindCell returns the directory holding a cell of the sweep whose output directory is out — in
+// the shared cache the manifest names, out/cells or out/uncached — or "" if none holds it.
+func (m *Manifest) FindCell(out, key string) string {
+	return findCell(key, append(m.caches(out), filepath.Join(out, UncachedDir)))
+}
+
+// ReadCellSummary reads the summary.json of a cell directory.
+func ReadCellSummary(dir string) (*experiments.SummaryDoc, error) { return readSummary(dir) }
