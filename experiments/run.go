@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/schedlab/schedlab/internal/buildid"
 	"github.com/schedlab/schedlab/policies"
 	"github.com/schedlab/schedlab/policies/builtin"
 	"github.com/schedlab/schedlab/replay"
@@ -96,6 +97,7 @@ func RunWorkload(c Config, w *traces.Workload) (*Outcome, error) {
 // RunHashed is RunWorkload for a caller that already holds the workload's content hash (a sweep
 // loads and hashes a workload once for many cells).
 func RunHashed(c Config, w *traces.Workload, hash string) (*Outcome, error) {
+	buildid.Prefetch() // the provenance names the build: hash the executable during the replay
 	// Every replay passes here: refuse a workload over the limits before the engine allocates.
 	if err := c.Workload.Limits.Check(w); err != nil {
 		return nil, fmt.Errorf("workload %s: %w", w.Name, err)

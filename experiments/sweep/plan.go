@@ -136,8 +136,8 @@ func NewPlanWith(spec *experiments.Spec, label string, sets []string, o PlanOpti
 	if err != nil {
 		return nil, err
 	}
-	p := &Plan{Spec: s, Label: label, Sets: slices.Clone(sets), Build: buildid.Current(), workloads: map[experiments.WorkloadConfig]*loadedWorkload{}}
-	build := p.Build.Digest()
+	buildid.Prefetch() // hash the executable while the cells are resolved and workloads loaded
+	p := &Plan{Spec: s, Label: label, Sets: slices.Clone(sets), workloads: map[experiments.WorkloadConfig]*loadedWorkload{}}
 	var axes []experiments.Axis
 	for _, g := range s.Axes {
 		axes = append(axes, g.Axes...)
@@ -185,8 +185,7 @@ func NewPlanWith(spec *experiments.Spec, label string, sets []string, o PlanOpti
 			if err != nil {
 				return nil, fmt.Errorf("%s: cell %s: %w", s.File, describe(p.Columns, c.Values, seed), err)
 			}
-			c.ConfigKey = ConfigKey(cfg, lw.hash)
-			c.Key = buildKey(c.ConfigKey, build)
+			c.ConfigKey = ConfigKey(cfg, lw.hash) // Key: below, once the build is identified
 			p.Cells = append(p.Cells, c)
 			p.costs = append(p.costs, estimateCost(cfg, lw))
 		}
@@ -202,6 +201,11 @@ func NewPlanWith(spec *experiments.Spec, label string, sets []string, o PlanOpti
 		if gi < 0 {
 			break
 		}
+	}
+	p.Build = buildid.Current()
+	build := p.Build.Digest()
+	for i := range p.Cells {
+		p.Cells[i].Key = buildKey(p.Cells[i].ConfigKey, build)
 	}
 	p.estimates = slices.Clone(p.costs)
 	p.costSource = "estimated: tasks × policy cost class × entity factor"
