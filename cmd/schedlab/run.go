@@ -217,7 +217,7 @@ func printSummary(w io.Writer, o *experiments.Outcome) {
 			row("  queue "+q, fmt.Sprintf("avg wait %s, p95 %s; %d of %d starts waited", secs(g.Avg), secs(g.P95), g.Waited, g.Starts))
 		}
 	}
-	row("engine", fmt.Sprintf("%d events, %.2fM events/s, %d scheduling calls", o.Engine.Events, o.Engine.EventsPerSecond/1e6, o.Engine.SchedulingCalls))
+	row("engine", fmt.Sprintf("%d events, %s, %d scheduling calls", o.Engine.Events, formatRate(o.Engine.EventsPerSecond, "events"), o.Engine.SchedulingCalls))
 	tw.Flush()
 }
 

@@ -192,7 +192,7 @@ func printBalance(w io.Writer, plan *sweep.Plan, fl *sweepFlags) error {
 		total += l.Cost
 		measured += l.MeasuredCells
 	}
-	fmt.Fprintf(w, "%s (label %s): %d cells in %d shards; costs %s\n", plan.Spec.ID, fl.label, len(plan.Cells), fl.shards, plan.CostSource())
+	fmt.Fprintf(w, "%s (label %s): %s in %s; costs %s\n", plan.Spec.ID, fl.label, sweep.Plural(len(plan.Cells), "cell", "cells"), sweep.Plural(fl.shards, "shard", "shards"), plan.CostSource())
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "shard\tcells\tcost share\tmeasured s\tmeasured cells\t")
 	var costs, times []float64
@@ -208,7 +208,7 @@ func printBalance(w io.Writer, plan *sweep.Plan, fl *sweepFlags) error {
 	tw.Flush()
 	fmt.Fprintf(w, "slowest shard / mean: %.2f by cost", sweep.MaxOverMean(costs))
 	if measured > 0 {
-		fmt.Fprintf(w, ", %.2f by measured time (%d of %d cells measured in %s)", sweep.MaxOverMean(times), measured, len(plan.Cells), cache)
+		fmt.Fprintf(w, ", %.2f by measured time (%d of %s measured in %s)", sweep.MaxOverMean(times), measured, sweep.Plural(len(plan.Cells), "cell", "cells"), cache)
 	}
 	fmt.Fprintln(w)
 	return nil
@@ -252,7 +252,7 @@ func emitJobs(w io.Writer, plan *sweep.Plan, specArg string, fl *sweepFlags) err
 			}
 			fmt.Fprintf(w, "wrote %s\n", path)
 		}
-		fmt.Fprintf(w, "%d shards of %d cells; slowest shard / mean %.2f by cost (%s)\n", fl.shards, len(plan.Cells), sweep.MaxOverMean(costs), plan.CostSource())
+		fmt.Fprintf(w, "%s of %s; slowest shard / mean %.2f by cost (%s)\n", sweep.Plural(fl.shards, "shard", "shards"), sweep.Plural(len(plan.Cells), "cell", "cells"), sweep.MaxOverMean(costs), plan.CostSource())
 		return nil
 	})
 }

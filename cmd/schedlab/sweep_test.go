@@ -129,3 +129,19 @@ func TestSweepUsageErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestSweepOneCellIsSingular: a one-cell sweep and its gather say "1 cell", not "1 cells".
+func TestSweepOneCellIsSingular(t *testing.T) {
+	dir := t.TempDir()
+	one := filepath.Join(dir, "one")
+	args := []string{"sweep", tinySpec, "--label", "quick", "--set", tinyWorkload, "--set", "policy.name=fifo", "--set", "workload.machines=3", "--set", "seed=1"}
+	out, errOut, code := runCLI(t, append(args, "--out", one)...)
+	if code != 0 || !strings.Contains(out, "sweep: 1 cell, 0 cached, 1 to run") || !strings.Contains(out, "sweep: 1/1 cell (0 cached)") ||
+		!strings.Contains(out, "1 cell (1 run, 0 cached)") || strings.Contains(out, "1 cells") {
+		t.Errorf("one-cell sweep: exit %d\n%s%s", code, out, errOut)
+	}
+	out, errOut, code = runCLI(t, "sweep", "--gather", one, "--out", filepath.Join(dir, "gathered"))
+	if code != 0 || !strings.Contains(out, "gathered 1 shard: 1 cell →") {
+		t.Errorf("gather: exit %d\n%s%s", code, out, errOut)
+	}
+}

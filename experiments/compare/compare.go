@@ -57,6 +57,12 @@ func MetricDirection(metric string) Direction {
 		return Neutral
 	}
 	last := metric[strings.LastIndexByte(metric, '.')+1:]
+	if strings.HasPrefix(metric, "waits.") { // how long tasks waited to start, and how many did
+		if last == "starts" {
+			return Neutral
+		}
+		return LowerIsBetter
+	}
 	switch {
 	case strings.HasPrefix(metric, "utilization."):
 		return HigherIsBetter
@@ -614,7 +620,7 @@ func groups(d *Dataset, keys []string) (map[string][]*Sample, []string) {
 
 // selectMetrics returns the metrics present on both sides that the patterns select, sorted.
 // With no patterns it picks the headline metrics that have a direction, leaving out the
-// per-class and per-queue splits, metrics that are zero in every sample of both sides (SLO and
+// per-class and per-queue splits, the task waits (select them with "waits.*"), metrics that are zero in every sample of both sides (SLO and
 // utility metrics of workloads without deadlines or utilities), the best-effort split when no
 // job has a deadline (best-effort is then every job), and completed (unfinished says it).
 func selectMetrics(b, n []*Sample, patterns []string) []string {
@@ -646,7 +652,7 @@ func selectMetrics(b, n []*Sample, patterns []string) []string {
 		}
 		keep := false
 		if len(patterns) == 0 {
-			keep = MetricDirection(m) != Neutral && !strings.HasPrefix(m, "by_class.") && !strings.HasPrefix(m, "by_queue.") &&
+			keep = MetricDirection(m) != Neutral && !strings.HasPrefix(m, "by_class.") && !strings.HasPrefix(m, "by_queue.") && !strings.HasPrefix(m, "waits.") &&
 				m != "completed" && !allZero(m) && !(noSLO && strings.HasPrefix(m, "be_"))
 		}
 		for _, p := range patterns {

@@ -41,6 +41,7 @@ func TestMetricDirection(t *testing.T) {
 		"avg_jct_s": LowerIsBetter, "p99_jct_s": LowerIsBetter, "by_queue.q1.avg_jct_s": LowerIsBetter,
 		"makespan_s": LowerIsBetter, "slo_miss_rate": LowerIsBetter, "preemptions": LowerIsBetter,
 		"utilization.cpu": HigherIsBetter, "be_goodput_task_hours": HigherIsBetter, "min_utility": HigherIsBetter,
+		"waits.tasks.p95_s": LowerIsBetter, "waits.by_queue.q1.avg_s": LowerIsBetter, "waits.waited_jobs": LowerIsBetter, "waits.tasks.starts": Neutral,
 		"jobs": Neutral, "engine.events": Neutral, "queue_dominant_share.q1": Neutral, "engine.preemptions": Neutral,
 	} {
 		if got := MetricDirection(m); got != want {

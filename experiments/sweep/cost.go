@@ -251,13 +251,13 @@ func (p *Plan) LoadCosts(dir string) (int, error) {
 			return 0, fmt.Errorf("%w: --costs %s: no measured cell there matches or calibrates %s (label %q)", experiments.ErrConfig, dir, p.Spec.ID, p.Label)
 		}
 		if n < len(p.Cells) {
-			return 0, fmt.Errorf("%w: --costs %s: %d of the %d cells of %s (label %q) were run there, and its cells carry no %s to estimate the others by (a run of an older version)",
-				experiments.ErrConfig, dir, n, len(p.Cells), p.Spec.ID, p.Label, CostFile)
+			return 0, fmt.Errorf("%w: --costs %s: %d of the %s of %s (label %q) were run there, and its cells carry no %s to estimate the others by (a run of an older version)",
+				experiments.ErrConfig, dir, n, cellCount(len(p.Cells)), p.Spec.ID, p.Label, CostFile)
 		}
 	}
 	p.amu.Lock()
 	p.costs, p.assignments = costs, nil
-	p.costSource = fmt.Sprintf("measured in %s (%d of %d cells run there, the others scaled from their estimates)", dir, n, len(p.Cells))
+	p.costSource = fmt.Sprintf("measured in %s (%d of %s run there, the others scaled from their estimates)", dir, n, cellCount(len(p.Cells)))
 	p.amu.Unlock()
 	return n, nil
 }

@@ -422,7 +422,11 @@ func buildTable(spec, label string, cols []Column, cells []manifestCell, caches 
 		if len(missing) > 20 {
 			missing = append(missing[:20], "…")
 		}
-		return nil, fmt.Errorf("sweep: %d cells have no results (cells %s)", len(missing), strings.Join(missing, ", "))
+		has := " has no results (cell "
+		if len(missing) > 1 {
+			has = " have no results (cells "
+		}
+		return nil, fmt.Errorf("sweep: %s%s%s)", cellCount(len(missing)), has, strings.Join(missing, ", "))
 	}
 	slices.SortFunc(t.Rows, func(a, b Row) int { return a.Cell - b.Cell })
 	t.Metrics = metricNames(t.Rows)

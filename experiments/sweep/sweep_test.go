@@ -409,6 +409,33 @@ func TestMetricsFlatten(t *testing.T) {
 	}
 }
 
+// TestWaitsAreCellMetrics: summary.json's task waits become cell metrics (waits.*), so sweeps,
+// compare and claims can use them.
+func TestWaitsAreCellMetrics(t *testing.T) {
+	doc := &experiments.SummaryDoc{}
+	doc.Waits = experiments.Waits{WaitedJobs: 4, WaitedTasks: 9, UnstartedTasks: 1,
+		Tasks:   experiments.WaitGroup{Starts: 20, Waited: 9, Avg: 1.5, P50: 1, P95: 6, P99: 7, Max: 8},
+		ByQueue: map[string]experiments.WaitGroup{"q1": {Starts: 20, P95: 6}}, Warning: "ignored"}
+	m, err := Metrics(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, want := range map[string]float64{
+		"waits.waited_jobs": 4, "waits.waited_tasks": 9, "waits.unstarted_tasks": 1, "waits.tasks.starts": 20,
+		"waits.tasks.avg_s": 1.5, "waits.tasks.p95_s": 6, "waits.tasks.max_s": 8, "waits.by_queue.q1.p95_s": 6,
+	} {
+		if got, ok := m[k]; !ok || got != want {
+			t.Errorf("%s = %v (present %v), want %v", k, got, ok, want)
+		}
+	}
+	// And in a real sweep's table.
+	dir := t.TempDir()
+	r := runSweep(t, plan(t, "quick", "policy.name=fifo"), Options{Out: dir})
+	if !slices.Contains(r.Table.Metrics, "waits.tasks.p95_s") || r.Table.Rows[0].Metrics["waits.tasks.starts"] <= 0 {
+		t.Errorf("cells.parquet lacks the waits: %v", r.Table.Metrics)
+	}
+}
+
 func TestReadTableRejectsOtherParquet(t *testing.T) {
 	dir := t.TempDir()
 	f := filepath.Join(dir, "jobs.parquet")

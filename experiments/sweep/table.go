@@ -86,8 +86,9 @@ func (t *Table) Value(r *Row, key string) (string, bool) {
 
 // Metrics flattens a summary.json document into metric names and values: the replay summary's
 // numeric fields by their JSON names (nested maps joined with ".", e.g. utilization.cpu,
-// by_class.<class>.avg_jct_s; an empty map key is written "_") and the engine's deterministic
-// counters as engine.<name>. Wall-clock figures are left out: they are the only
+// by_class.<class>.avg_jct_s; an empty map key is written "_"), the task waits as waits.<name>
+// (waits.tasks.p95_s, waits.by_queue.<queue>.avg_s, waits.waited_jobs, …) and the engine's
+// deterministic counters as engine.<name>. Wall-clock figures are left out: they are the only
 // nondeterministic part of a run.
 func Metrics(doc *experiments.SummaryDoc) (map[string]float64, error) {
 	out := map[string]float64{}
@@ -100,6 +101,14 @@ func Metrics(doc *experiments.SummaryDoc) (map[string]float64, error) {
 		return nil, err
 	}
 	flatten("", m, out)
+	if b, err = json.Marshal(doc.Waits); err != nil {
+		return nil, err
+	}
+	var w map[string]any
+	if err := json.Unmarshal(b, &w); err != nil {
+		return nil, err
+	}
+	flatten("waits", w, out)
 	out["engine.events"] = float64(doc.Engine.Events)
 	out["engine.scheduling_calls"] = float64(doc.Engine.SchedulingCalls)
 	out["engine.starts"] = float64(doc.Engine.Starts)
