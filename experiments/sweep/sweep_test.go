@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/schedlab/schedlab/experiments"
+	"github.com/schedlab/schedlab/internal/buildid"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -161,6 +162,12 @@ func TestCellKeyDependsOnConfigWorkloadAndVersion(t *testing.T) {
 	c2.Engine.Oracle = !c2.Engine.Oracle
 	if CellKey(c2, "w1") == k {
 		t.Error("engine config not in key")
+	}
+	restore := buildid.Override(buildid.ID{Binary: "another build"})
+	other := CellKey(c, "w1")
+	restore()
+	if other == k || other[:configPrefix] != k[:configPrefix] {
+		t.Errorf("another build's key %s: want it different from %s, with the same configuration prefix", other, k)
 	}
 }
 
