@@ -140,22 +140,36 @@ func exists(p string) bool {
 	return err == nil
 }
 
-// RepoRoot returns the schedlab repository's root: the working directory or its nearest parent
-// whose go.mod declares Module, else the repository this binary was built from when it is still
-// there (go build, go install and go test record it; -trimpath builds do not).
+// RepoRoot returns the schedlab repository's root: the working directory's repository (WorkRepo),
+// else the repository this binary was built from (BuildRepo).
 func RepoRoot() (string, bool) {
-	if wd, err := os.Getwd(); err == nil {
-		for dir := wd; ; {
-			if isModule(filepath.Join(dir, "go.mod")) {
-				return dir, true
-			}
-			parent := filepath.Dir(dir)
-			if parent == dir {
-				break
-			}
-			dir = parent
-		}
+	if root, ok := WorkRepo(); ok {
+		return root, true
 	}
+	return BuildRepo()
+}
+
+// WorkRepo returns the working directory or its nearest parent whose go.mod declares Module.
+func WorkRepo() (string, bool) {
+	wd, err := os.Getwd()
+	if err != nil {
+		return "", false
+	}
+	for dir := wd; ; {
+		if isModule(filepath.Join(dir, "go.mod")) {
+			return dir, true
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", false
+		}
+		dir = parent
+	}
+}
+
+// BuildRepo returns the repository this binary was built from when it is still there: go build,
+// go install, go run and go test record the source path of this file (-trimpath builds do not).
+func BuildRepo() (string, bool) {
 	if _, file, _, ok := runtime.Caller(0); ok && filepath.IsAbs(file) {
 		root := filepath.Dir(filepath.Dir(filepath.Dir(file))) // internal/datapath/datapath.go
 		if isModule(filepath.Join(root, "go.mod")) {

@@ -81,11 +81,11 @@ func fixtureOf(p string) (string, bool) {
 	return rp, ok
 }
 
-// CacheDir is where fixtures are written out: os.UserCacheDir()/schedlab/fixtures, else the
-// system's temporary directory.
+// CacheDir is where fixtures are written out: UserCache()/fixtures, else the system's temporary
+// directory.
 func CacheDir() string {
-	if d, err := os.UserCacheDir(); err == nil {
-		return filepath.Join(d, "schedlab", "fixtures")
+	if d, err := UserCache(); err == nil {
+		return filepath.Join(d, "fixtures")
 	}
 	return filepath.Join(os.TempDir(), "schedlab-fixtures")
 }
