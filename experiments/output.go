@@ -124,11 +124,14 @@ func (o *Outcome) WriteOutputs(dir string) error {
 	}); err != nil {
 		return err
 	}
+	// config.yaml records paths so that it reads the same inputs from any directory.
+	cfg := o.Config.Map()
+	recordPaths(cfg)
 	return atomicWrite(filepath.Join(dir, ConfigFile), func(f io.Writer) error {
 		fmt.Fprintf(f, "# schedlab %s resolved configuration; rerun with: schedlab run --config %s\n", Version, ConfigFile)
 		enc := yaml.NewEncoder(f)
 		enc.SetIndent(2)
-		if err := enc.Encode(o.Config.Map()); err != nil {
+		if err := enc.Encode(cfg); err != nil {
 			return err
 		}
 		return enc.Close()

@@ -119,15 +119,28 @@ func Resolve(p string) (string, error) {
 	if _, err := os.Stat(p); err == nil {
 		return p, nil
 	}
-	if full, ok, err := fixture(p); ok || err != nil {
+	if full, ok, err := RepoFile(p); ok || err != nil {
 		return full, err
+	}
+	return p, nil
+}
+
+// RepoFile returns where the repository path p ("policies/bpf/testdata/fig9_jobs.txt") is on
+// this machine without looking in the working directory: an embedded fixture written out to the
+// cache, else the file in the repository (RepoRoot). ok is false when it is neither.
+func RepoFile(p string) (full string, ok bool, err error) {
+	if p == "" || filepath.IsAbs(p) {
+		return "", false, nil
+	}
+	if full, ok, err := fixture(p); ok || err != nil {
+		return full, ok, err
 	}
 	if root, ok := RepoRoot(); ok {
 		if full := filepath.Join(root, p); exists(full) {
-			return full, nil
+			return full, true, nil
 		}
 	}
-	return p, nil
+	return "", false, nil
 }
 
 func firstElem(rel string) string {
