@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -94,6 +95,50 @@ func TestConfigPathsFromAnyDirectory(t *testing.T) {
 		_, errOut, code := runCLI(t, "run", "--config", filepath.Join(sub, tc.file), "-q")
 		if code != 2 || !strings.Contains(errOut, tc.want) || strings.Count(strings.TrimSpace(errOut), "\n") != 0 {
 			t.Errorf("run --config %s: exit %d, stderr %q; want exit 2 and one line with %q", tc.file, code, errOut, tc.want)
+		}
+	}
+}
+
+// TestRunListsEveryFileWritten: the "wrote" line after `run --out` names every file in the
+// directory — usage.parquet and the files a policy adds too — and nothing else. (Before, it
+// always said {jobs.parquet,summary.json,config.yaml}.)
+func TestRunListsEveryFileWritten(t *testing.T) {
+	small, err := os.ReadFile(filepath.Join("..", "..", "traces", "tpcdag", "testdata", "queries_tpch_3.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(t.TempDir())
+	if err := os.WriteFile("w.txt", small, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		args []string
+	}{
+		{"bpf", []string{"--policy", "bpf"}},
+		{"cora", []string{"--policy", "cora"}},
+		{"no-usage", []string{"--set", "metrics.usage_window_s=0"}},
+	} {
+		out, errOut, code := runCLI(t, append([]string{"run", "--workload", "w.txt", "--out", tc.name}, tc.args...)...)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", tc.name, code, errOut)
+		}
+		entries, err := os.ReadDir(tc.name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+		lines := strings.Split(strings.TrimSpace(out), "\n")
+		last := lines[len(lines)-1]
+		listed, ok := strings.CutPrefix(last, "wrote "+tc.name+"/{")
+		listed, ok2 := strings.CutSuffix(listed, "}")
+		got := strings.Split(listed, ",")
+		slices.Sort(got)
+		if !ok || !ok2 || !slices.Equal(got, names) {
+			t.Errorf("%s: last line %q; want it to list exactly %v", tc.name, last, names)
 		}
 	}
 }

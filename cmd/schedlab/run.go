@@ -97,7 +97,7 @@ otherwise (so is the working directory: name one below it).`,
 			if !quiet {
 				printSummary(cmd.OutOrStdout(), o)
 				if out != "" {
-					fmt.Fprintf(cmd.OutOrStdout(), "wrote %s/{%s,%s,%s}\n", out, experiments.JobsFile, experiments.SummaryFile, experiments.ConfigFile)
+					fmt.Fprintf(cmd.OutOrStdout(), "wrote %s/{%s}\n", out, strings.Join(o.OutputFiles(), ","))
 				}
 			}
 			return nil
