@@ -317,9 +317,15 @@ an interrupted fetch can simply be run again. Progress goes to stderr. The whole
 				retries = -1 // fetch.Options: negative means no retries, 0 the default
 			}
 			sum, err := fetch.Get(ctx, files, fetch.Options{Retries: retries, Progress: cmd.ErrOrStderr()})
+			if err != nil { // only the failure, with how far the fetch got
+				if sum.Downloaded > 0 || sum.Skipped > 0 {
+					return fmt.Errorf("%w (%d files fetched before the failure; run again to resume)", err, sum.Downloaded+sum.Skipped)
+				}
+				return err
+			}
 			fmt.Fprintf(cmd.OutOrStdout(), "fetched %d files (%.1f MB, %d resumed), %d already complete, into %s\n",
 				sum.Downloaded, float64(sum.Bytes)/1e6, sum.Resumed, sum.Skipped, dest)
-			return err
+			return nil
 		},
 	}
 	f := cmd.Flags()
