@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"compress/gzip"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -139,6 +141,43 @@ func TestRunListsEveryFileWritten(t *testing.T) {
 		slices.Sort(got)
 		if !ok || !ok2 || !slices.Equal(got, names) {
 			t.Errorf("%s: last line %q; want it to list exactly %v", tc.name, last, names)
+		}
+	}
+}
+
+// TestTraceInspectShowsPortableSources: `trace inspect` shows where a trace came from relative to
+// the shared data folder (data:…), not as this machine's absolute paths. (Before, it printed the
+// import's resolved paths, /home/…/shared/data/….)
+func TestTraceInspectShowsPortableSources(t *testing.T) {
+	small, err := os.ReadFile(filepath.Join("..", "..", "traces", "tpcdag", "testdata", "queries_tpch_3.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := t.TempDir()
+	os.MkdirAll(filepath.Join(data, "tpc-dags"), 0o755)
+	os.MkdirAll(filepath.Join(data, "google2011", "job_events"), 0o755)
+	if err := os.WriteFile(filepath.Join(data, "tpc-dags", "q.txt"), small, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var raw bytes.Buffer
+	zw := gzip.NewWriter(&raw)
+	zw.Write([]byte("700000000,,1,0,u,1,n,l\n700000001,,1,1,u,1,n,l\n760000000,,1,4,u,1,n,l\n")) // submit, schedule, finish
+	zw.Close()
+	if err := os.WriteFile(filepath.Join(data, "google2011", "job_events", "part-00000-of-00500.csv.gz"), raw.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("SCHEDLAB_SHARED_DATA", data)
+	t.Chdir(t.TempDir())
+	for _, tc := range []struct{ src, format, want string }{
+		{"data:tpc-dags/q.txt", "tpcdag", "source   data:tpc-dags/q.txt\n"},
+		{"data:google2011/job_events", "google2011", "job_events: data:google2011/job_events/part-00000-of-00500.csv.gz;"},
+	} {
+		if _, errOut, code := runCLI(t, "trace", "import", tc.format, "--src", tc.src, "--out", tc.format+".arrow"); code != 0 {
+			t.Fatalf("import %s: exit %d: %s", tc.src, code, errOut)
+		}
+		out, errOut, code := runCLI(t, "trace", "inspect", tc.format+".arrow")
+		if code != 0 || !strings.Contains(out, tc.want) || strings.Contains(out, data) {
+			t.Errorf("inspect %s: exit %d, %s%s; want %q and not %s", tc.src, code, out, errOut, tc.want, data)
 		}
 	}
 }

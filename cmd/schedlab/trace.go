@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/schedlab/schedlab/experiments"
+	"github.com/schedlab/schedlab/internal/datapath"
 	"github.com/schedlab/schedlab/traces"
 	"github.com/schedlab/schedlab/traces/alibaba2018"
 	"github.com/schedlab/schedlab/traces/borg2019"
@@ -161,6 +162,7 @@ temporary run files next to --out). Tables of the 2019 trace are refused with an
 			if name != "" {
 				wl.Name = name
 			}
+			wl.Source = datapath.Portable(wl.Source) // record data:…, not this machine's paths
 			if err := wl.Validate(); err != nil {
 				return fmt.Errorf("trace import %s: %s: %w", format, srcs[0], err)
 			}
@@ -352,7 +354,7 @@ func inspectCanonical(w io.Writer, path string) error {
 	}
 	fmt.Fprintf(w, "file     %s (%s, %s)\n", path, r.Format(), fmtBytes(size))
 	fmt.Fprintf(w, "name     %s\n", m.Name)
-	fmt.Fprintf(w, "source   %s\n", m.Source)
+	fmt.Fprintf(w, "source   %s\n", datapath.Portable(m.Source)) // data:…, not this machine's paths
 	fmt.Fprintf(w, "dims     %s\n", strings.Join(m.Dims, ", "))
 	total := m.Cluster.Total()
 	fmt.Fprintf(w, "cluster  %d machines, total %s, pooled %v\n", len(m.Cluster.Machines), total.Format(len(m.Dims)), m.Cluster.Pooled)

@@ -22,6 +22,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strings"
 	"sync"
@@ -235,3 +236,24 @@ func cleanRel(p string) (string, bool) {
 	}
 	return c, true
 }
+
+// Portable rewrites the absolute paths in text (a path, or a description naming several) that
+// depend on this machine's layout: one into the shared data folder becomes data:…, a fixture
+// written out to the cache its repository path, and one inside the repository relative to the
+// repository root. Other text is left as it is.
+func Portable(text string) string {
+	if dir, _ := Dir(); dir != "" {
+		if d, err := filepath.Abs(dir); err == nil {
+			text = strings.ReplaceAll(text, d+string(filepath.Separator), Prefix)
+		}
+	}
+	fixtureDir := regexp.MustCompile(regexp.QuoteMeta(CacheDir()+string(filepath.Separator)) + `[0-9a-f]{16}` + regexp.QuoteMeta(string(filepath.Separator)))
+	text = fixtureDir.ReplaceAllString(text, "")
+	for _, repo := range []func() (string, bool){WorkRepo, BuildRepo} {
+		if root, ok := repo(); ok {
+			text = strings.ReplaceAll(text, root+string(filepath.Separator), "")
+		}
+	}
+	return text
+}
+

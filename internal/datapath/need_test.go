@@ -83,3 +83,28 @@ func TestNeedInstallPlace(t *testing.T) {
 		t.Error("FoundAnywhere: want the user cache's place")
 	}
 }
+
+// TestPortable: this machine's absolute paths in a description become data:…, repository paths
+// and fixtures' repository paths; other text stays.
+func TestPortable(t *testing.T) {
+	data := t.TempDir()
+	t.Setenv(Env, data)
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	build, _ := BuildRepo()
+	fixture, err := Resolve("policies/fake/testdata/scenario.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for in, want := range map[string]string{
+		filepath.Join(data, "tpc-dags", "q.txt"):                           "data:tpc-dags/q.txt",
+		"job_events: 2 files (" + data + "/g/a.gz .. " + data + "/g/b.gz)": "job_events: 2 files (data:g/a.gz .. data:g/b.gz)",
+		filepath.Join(build, "traces", "builtin", "tpch_fb.txt"):           "traces/builtin/tpch_fb.txt",
+		fixture:            "policies/fake/testdata/scenario.txt",
+		"/elsewhere/x.txt": "/elsewhere/x.txt",
+		"tpch-fb":          "tpch-fb",
+	} {
+		if got := Portable(in); got != want {
+			t.Errorf("Portable(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
