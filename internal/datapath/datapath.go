@@ -256,4 +256,3 @@ func Portable(text string) string {
 	}
 	return text
 }
-
