@@ -116,6 +116,9 @@ temporary run files next to --out). Tables of the 2019 trace are refused with an
 			if err := resolveData(srcs, func(s string) bool { return format == "tpcdag" && wbuiltin.Has(s) }); err != nil {
 				return err
 			}
+			if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil { // --out out/x.arrow on a fresh checkout
+				return fmt.Errorf("trace import: --out %s: %w", out, err)
+			}
 			start := time.Now()
 			w := cmd.OutOrStdout()
 			if format == "google2011" {
@@ -180,7 +183,7 @@ temporary run files next to --out). Tables of the 2019 trace are refused with an
 	}
 	f := cmd.Flags()
 	f.StringArrayVar(&srcs, "src", nil, "input file or directory (repeatable); data:PATH for one in the shared data folder")
-	f.StringVar(&out, "out", "", "output file: *.parquet or *.arrow")
+	f.StringVar(&out, "out", "", "output file: *.parquet or *.arrow (its directory is created)")
 	f.StringVar(&name, "name", "", "workload name (default: the format's)")
 	f.StringVar(&g.Level, "level", "", "google2011: task or job (default: task when task_events are given)")
 	f.StringVar(&g.Cluster, "cluster", google2011.ClusterAuto, "google2011: auto, machine_events or mix (the published machine mix)")
