@@ -145,11 +145,16 @@ func TestSolverFoundFromAnyDirectory(t *testing.T) {
 		}
 		t.Skipf("no installed solver (run make setup): %v", err)
 	}
+	// The compilation cache stays where it was (compiling highs.wasm afresh takes seconds).
+	if os.Getenv("SCHEDLAB_WAZERO_CACHE") == "" {
+		if d, err := os.UserCacheDir(); err == nil {
+			t.Setenv("SCHEDLAB_WAZERO_CACHE", filepath.Join(d, "schedlab", "wazero"))
+		}
+	}
 	home := t.TempDir()
 	t.Setenv("HOME", home)
 	t.Setenv("XDG_CACHE_HOME", "")
 	t.Setenv("SCHEDLAB_HIGHS_WASM", "")
-	t.Setenv("SCHEDLAB_WAZERO_CACHE", "off")
 	t.Chdir(t.TempDir())
 	out, errOut, code := runCLI(t, "solver", "check")
 	if code != 0 || !strings.Contains(out, installed) || !strings.Contains(out, "status=optimal objective=36") {
@@ -159,6 +164,22 @@ func TestSolverFoundFromAnyDirectory(t *testing.T) {
 	out, errOut, code = runCLI(t, "solver", "install")
 	if code != 0 || !strings.Contains(out, "already installed at "+installed) {
 		t.Fatalf("solver install outside the repository: exit %d, stdout %q, stderr %q; want it to name %s", code, out, errOut, installed)
+	}
+	// A --dest elsewhere is not looked in: install says so, with the variable to set.
+	b, err := os.ReadFile(installed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir("mine", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join("mine", "highs.wasm"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	wd, _ := os.Getwd()
+	out, errOut, code = runCLI(t, "solver", "install", "--dest", "mine")
+	if want := "set SCHEDLAB_HIGHS_WASM=" + filepath.Join(wd, "mine", "highs.wasm"); code != 0 || !strings.Contains(out, want) {
+		t.Errorf("solver install --dest mine: exit %d, stdout %q, stderr %q; want %q", code, out, errOut, want)
 	}
 	if entries, _ := os.ReadDir(home); len(entries) != 0 {
 		t.Errorf("solver check/install wrote into the empty HOME: %v", entries)

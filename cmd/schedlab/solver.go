@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 
 	"github.com/spf13/cobra"
 
@@ -61,6 +62,9 @@ func newSolverInstallCmd() *cobra.Command {
 					return err
 				}
 				dest = d
+			}
+			if abs, err := filepath.Abs(dest); err == nil {
+				dest = abs // say where, from any directory
 			}
 			res, err := solver.Install(cmdContext(cmd), dest, out)
 			if err != nil {
