@@ -13,6 +13,12 @@
 //	                                           repository's
 //
 // Anything else is an ordinary path relative to the working directory.
+//
+// Files schedlab needs that are installed rather than compiled in (the solver's highs.wasm) are
+// found by one lookup, Need: an environment variable, the working directory's repository, the
+// repository the binary was built from, the user cache — so a binary built from a checkout finds
+// what `make setup` installed there from any directory. Portable turns this machine's paths in
+// a description back into data:… and repository paths.
 package datapath
 
 import (
