@@ -27,8 +27,9 @@ func notPath(key, v string) bool {
 // RecordedPath returns how config.yaml records the value p of a path key, given on this run's
 // command line (relative to the working directory), so that the file rerun with --config from
 // any directory reads the same input: a path into the shared data folder as data:…, a file or
-// directory of the working directory as its absolute path; an embedded workload's name, a
-// repository fixture and a path that names nothing here stay as given.
+// directory of the working directory or of the repository as its absolute path; an embedded
+// workload's name, an embedded fixture's repository path and a path that names nothing here
+// stay as given.
 func RecordedPath(key, p string) string {
 	if notPath(key, p) {
 		return p
@@ -39,7 +40,16 @@ func RecordedPath(key, p string) string {
 	abs := p
 	if !filepath.IsAbs(p) {
 		if _, err := os.Stat(p); err != nil {
-			return p
+			// Not here: an embedded fixture stays a repository path (found from anywhere); a
+			// file of the repository is recorded where it is.
+			if _, ok, _ := datapath.Fixture(p); ok {
+				return p
+			}
+			full, ok, err := datapath.RepoFile(p)
+			if !ok || err != nil {
+				return p
+			}
+			p = full
 		}
 		var err error
 		if abs, err = filepath.Abs(p); err != nil {
@@ -82,8 +92,9 @@ func recordPaths(m map[string]any) {
 var ErrNoSuchInput = errors.New("no such file or directory")
 
 // ConfigFilePath resolves the value p of a path key read from the configuration file file: a
-// relative path is relative to the file's directory (not the working directory), else a
-// repository path (an embedded fixture or a file of the repository); data:… must be in the
+// relative path is relative to the file's directory (not the working directory), else an
+// embedded fixture's repository path (never a same-named file of the working directory or the
+// repository); data:… must be in the
 // shared data folder and an absolute path must exist. Embedded workload names and empty values
 // come back as given. The error says what is missing; the caller names the file and the key.
 func ConfigFilePath(file, key, p string) (string, error) {
@@ -109,7 +120,7 @@ func ConfigFilePath(file, key, p string) (string, error) {
 	if full := filepath.Join(dir, p); exists(full) {
 		return full, nil
 	}
-	if _, ok, err := datapath.RepoFile(p); ok || err != nil {
+	if _, ok, err := datapath.Fixture(p); ok || err != nil { // compiled in: the same everywhere
 		return p, err
 	}
 	return "", fmt.Errorf("%w: %s (relative to the configuration file's directory %s)", ErrNoSuchInput, p, dir)

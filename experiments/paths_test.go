@@ -20,6 +20,10 @@ func TestRecordedPath(t *testing.T) {
 	wd := t.TempDir()
 	os.WriteFile(filepath.Join(wd, "w.txt"), []byte("w"), 0o644)
 	t.Chdir(wd)
+	build, ok := datapath.BuildRepo()
+	if !ok {
+		t.Fatal("no build repository")
+	}
 	for _, tc := range []struct{ key, in, want string }{
 		{"workload.name", "w.txt", filepath.Join(wd, "w.txt")},
 		{"workload.name", "./w.txt", filepath.Join(wd, "w.txt")},
@@ -28,7 +32,8 @@ func TestRecordedPath(t *testing.T) {
 		{"workload.bpf.queries", "data:tpc-dags/q.txt", "data:tpc-dags/q.txt"},
 		{"workload.bpf.queries", filepath.Join(data, "tpc-dags", "q.txt"), "data:tpc-dags/q.txt"},
 		{"predict.warm", "", ""},
-		{"predict.warm", "experiments/jvu/testdata/google2011", "experiments/jvu/testdata/google2011"}, // a repository fixture
+		{"predict.warm", "experiments/jvu/testdata/google2011", "experiments/jvu/testdata/google2011"},                                             // a repository fixture
+		{"workload.name", "traces/tpcdag/testdata/queries_tpch_3.txt", filepath.Join(build, "traces", "tpcdag", "testdata", "queries_tpch_3.txt")}, // a repository file, not embedded
 		{"workload.decima.dir", "/no/such/dir", "/no/such/dir"},
 		{"workload.name", "nosuch.parquet", "nosuch.parquet"}, // left for the reader to report
 	} {
@@ -57,6 +62,7 @@ func TestConfigFilePath(t *testing.T) {
 		{"predict.warm", "experiments/jvu/testdata/google2011", "experiments/jvu/testdata/google2011"},
 		{"workload.name", "here.txt", "error: no such file or directory: here.txt (relative to the configuration file's directory " + filepath.Join(conf, "sub") + ")"},
 		{"workload.name", "/no/such.txt", "error: no such file or directory: /no/such.txt"},
+		{"workload.name", "go.mod", "error: no such file or directory: go.mod (relative"}, // not the repository's
 		{"workload.bpf.queries", "data:tpc-dags/none.txt", "error: no tpc-dags/none.txt in the shared data folder"},
 	} {
 		got, err := ConfigFilePath(file, tc.key, tc.in)

@@ -139,7 +139,7 @@ func RepoFile(p string) (full string, ok bool, err error) {
 	if p == "" || filepath.IsAbs(p) {
 		return "", false, nil
 	}
-	if full, ok, err := fixture(p); ok || err != nil {
+	if full, ok, err := Fixture(p); ok || err != nil {
 		return full, ok, err
 	}
 	if root, ok := RepoRoot(); ok {

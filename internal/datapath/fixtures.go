@@ -42,9 +42,9 @@ func RegisterFixtures(dir string, fsys fs.FS) {
 	fixtures.byDir[c] = fsys
 }
 
-// fixture finds p among the embedded fixtures and returns where it is written out on disk
-// (writing it first): ok is false when p is not embedded.
-func fixture(p string) (string, bool, error) {
+// Fixture finds the repository path p among the embedded fixtures and returns where it is
+// written out on disk (writing it first): ok is false when p is not embedded.
+func Fixture(p string) (string, bool, error) {
 	rp, ok := cleanRel(p)
 	if !ok {
 		return "", false, nil
