@@ -104,6 +104,27 @@ func (o *Outcome) Provenance() Provenance {
 	}
 }
 
+// OutputFiles names the files WriteOutputs writes for this outcome: jobs.parquet,
+// summary.json, config.yaml, usage.parquet when the usage series is enabled, then the policy's
+// tables (<name>.parquet) and documents (<name>.json).
+func (o *Outcome) OutputFiles() []string {
+	files := []string{JobsFile, SummaryFile, ConfigFile}
+	if o.writesUsage() {
+		files = append(files, UsageFile)
+	}
+	if o.Report != nil {
+		for _, t := range o.Report.Tables {
+			files = append(files, t.Name+".parquet")
+		}
+		for _, d := range o.Report.Docs {
+			files = append(files, d.Name+".json")
+		}
+	}
+	return files
+}
+
+func (o *Outcome) writesUsage() bool { return o.Result.UsageWindow > 0 && o.Result.Usage != nil }
+
 // WriteOutputs writes jobs.parquet, summary.json, config.yaml, usage.parquet when the usage
 // series is enabled and the tables and documents of a policies.Reporter policy (BPF's
 // admissions.json, …) into dir, each atomically.
@@ -114,7 +135,7 @@ func (o *Outcome) WriteOutputs(dir string) error {
 	if err := atomicWrite(filepath.Join(dir, JobsFile), func(f io.Writer) error { return WriteJobs(f, o.Result.Jobs) }); err != nil {
 		return err
 	}
-	if o.Result.UsageWindow > 0 && o.Result.Usage != nil {
+	if o.writesUsage() {
 		if err := atomicWrite(filepath.Join(dir, UsageFile), func(f io.Writer) error { return WriteUsage(f, o.Result) }); err != nil {
 			return err
 		}
@@ -134,11 +155,14 @@ func (o *Outcome) WriteOutputs(dir string) error {
 	}); err != nil {
 		return err
 	}
+	// config.yaml records paths so that it reads the same inputs from any directory.
+	cfg := o.Config.Map()
+	recordPaths(cfg)
 	return atomicWrite(filepath.Join(dir, ConfigFile), func(f io.Writer) error {
 		fmt.Fprintf(f, "# schedlab %s resolved configuration; rerun with: schedlab run --config %s\n", Version, ConfigFile)
 		enc := yaml.NewEncoder(f)
 		enc.SetIndent(2)
-		if err := enc.Encode(o.Config.Map()); err != nil {
+		if err := enc.Encode(cfg); err != nil {
 			return err
 		}
 		return enc.Close()

@@ -127,3 +127,61 @@ func TestREADMETraceImportsRunAsWritten(t *testing.T) {
 		}
 	}
 }
+
+// TestSolverFoundFromAnyDirectory: with the solver installed where `make setup` puts it (the
+// repository's third_party/highs), `solver check` and `solver install` find it from a working
+// directory outside the repository with an empty HOME and user cache — schedlab falls back to
+// the repository it was built from. (Before, the solver looked only up from the working
+// directory and then in the empty user cache: "highs.wasm not found".)
+func TestSolverFoundFromAnyDirectory(t *testing.T) {
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	installed := filepath.Join(root, "third_party", "highs", "highs.wasm")
+	if _, err := os.Stat(installed); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal(err)
+		}
+		t.Skipf("no installed solver (run make setup): %v", err)
+	}
+	// The compilation cache stays where it was (compiling highs.wasm afresh takes seconds).
+	if os.Getenv("SCHEDLAB_WAZERO_CACHE") == "" {
+		if d, err := os.UserCacheDir(); err == nil {
+			t.Setenv("SCHEDLAB_WAZERO_CACHE", filepath.Join(d, "schedlab", "wazero"))
+		}
+	}
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CACHE_HOME", "")
+	t.Setenv("SCHEDLAB_HIGHS_WASM", "")
+	t.Chdir(t.TempDir())
+	out, errOut, code := runCLI(t, "solver", "check")
+	if code != 0 || !strings.Contains(out, installed) || !strings.Contains(out, "status=optimal objective=36") {
+		t.Fatalf("solver check outside the repository: exit %d, stdout %q, stderr %q; want it to use %s", code, out, errOut, installed)
+	}
+	// install, from here, says the file is already where every schedlab run of this build looks.
+	out, errOut, code = runCLI(t, "solver", "install")
+	if code != 0 || !strings.Contains(out, "already installed at "+installed) {
+		t.Fatalf("solver install outside the repository: exit %d, stdout %q, stderr %q; want it to name %s", code, out, errOut, installed)
+	}
+	// A --dest elsewhere is not looked in: install says so, with the variable to set.
+	b, err := os.ReadFile(installed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir("mine", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join("mine", "highs.wasm"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	wd, _ := os.Getwd()
+	out, errOut, code = runCLI(t, "solver", "install", "--dest", "mine")
+	if want := "set SCHEDLAB_HIGHS_WASM=" + filepath.Join(wd, "mine", "highs.wasm"); code != 0 || !strings.Contains(out, want) {
+		t.Errorf("solver install --dest mine: exit %d, stdout %q, stderr %q; want %q", code, out, errOut, want)
+	}
+	if entries, _ := os.ReadDir(home); len(entries) != 0 {
+		t.Errorf("solver check/install wrote into the empty HOME: %v", entries)
+	}
+}

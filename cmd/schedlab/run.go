@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -15,6 +16,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/schedlab/schedlab/experiments"
+	"github.com/schedlab/schedlab/internal/datapath"
 	"github.com/schedlab/schedlab/policies/builtin"
 )
 
@@ -36,7 +38,8 @@ sources win in that order: file < environment < flags < --set. With no flags, sc
 embedded default workload (399 TPC-H DAGs on 25 machines) under FIFO.
 
 With --out DIR it writes DIR/jobs.parquet (per-job records), DIR/summary.json (metrics, engine
-counters, provenance), DIR/config.yaml (the resolved configuration; rerun it with --config),
+counters, provenance), DIR/config.yaml (the resolved configuration, input files by absolute or data: path; rerun it
+with --config from any directory: relative paths in a --config file are relative to its directory),
 DIR/usage.parquet (per-queue resource usage per metrics.usage_window_s window, when enabled) and
 whatever the policy reports of its own (bpf and nbpf: DIR/admissions.json). DIR appears complete
 or not at all: the files are written into a work directory beside it and renamed into place, and
@@ -94,7 +97,7 @@ otherwise (so is the working directory: name one below it).`,
 			if !quiet {
 				printSummary(cmd.OutOrStdout(), o)
 				if out != "" {
-					fmt.Fprintf(cmd.OutOrStdout(), "wrote %s/{%s,%s,%s}\n", out, experiments.JobsFile, experiments.SummaryFile, experiments.ConfigFile)
+					fmt.Fprintf(cmd.OutOrStdout(), "wrote %s/{%s}\n", out, strings.Join(o.OutputFiles(), ","))
 				}
 			}
 			return nil
@@ -143,7 +146,45 @@ func readConfigFile(v *viper.Viper, path string) error {
 	if err := experiments.CheckKeys(fv.AllKeys(), path); err != nil {
 		return err
 	}
+	// A relative path in the file is relative to the file's directory, and a missing input is
+	// named with the file and the key here rather than later by its reader.
+	for _, key := range fv.AllKeys() {
+		s, ok := fv.Get(key).(string)
+		if !experiments.IsPathKey(key) || !ok {
+			continue
+		}
+		p, err := experiments.ConfigFilePath(path, key, s)
+		if err != nil {
+			line := 0
+			if len(doc.Content) == 1 {
+				line = keyLine(doc.Content[0], key)
+			}
+			if errors.Is(err, datapath.ErrNotFound) { // the shared data is missing, not the file wrong
+				return fmt.Errorf("%s:%d: %s: %w", path, line, key, err)
+			}
+			return fmt.Errorf("%w: %s:%d: %s: %v", experiments.ErrConfig, path, line, key, err)
+		}
+		fv.Set(key, p)
+	}
 	return v.MergeConfigMap(fv.AllSettings())
+}
+
+// keyLine returns the line of the dotted key under n (0 when it is not there).
+func keyLine(n *yaml.Node, key string) int {
+	first, rest, nested := strings.Cut(key, ".")
+	if n.Kind != yaml.MappingNode {
+		return 0
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if !strings.EqualFold(n.Content[i].Value, first) {
+			continue
+		}
+		if !nested {
+			return n.Content[i].Line
+		}
+		return keyLine(n.Content[i+1], rest)
+	}
+	return 0
 }
 
 // nullKey returns the first dotted key under n whose value is null (`cycle_s:` with nothing

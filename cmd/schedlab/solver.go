@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 
 	"github.com/spf13/cobra"
 
@@ -48,8 +49,10 @@ func newSolverInstallCmd() *cobra.Command {
 		Short: "Fetch npm " + solver.NpmPackage + ", verify build/highs.wasm (sha256) and install it",
 		Long: "Fetch npm " + solver.NpmPackage + " (npm pack, else HTTPS from the npm registry), verify the sha256\n" +
 			"of build/highs.wasm and write it atomically to DIR/highs.wasm. Idempotent: nothing is\n" +
-			"fetched when the file is already there with the right sha256. The default DIR is the\n" +
-			"repository's third_party/highs/ inside the schedlab repository, else the user cache dir.",
+			"fetched when the file is already there with the right sha256. The default DIR is one\n" +
+			"schedlab finds from every directory: third_party/highs/ in the repository schedlab was\n" +
+			"built from, else the user cache dir (e.g. ~/.cache/schedlab/highs). A --dest elsewhere\n" +
+			"needs SCHEDLAB_HIGHS_WASM=DIR/highs.wasm.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			out := cmd.OutOrStdout()
@@ -60,18 +63,26 @@ func newSolverInstallCmd() *cobra.Command {
 				}
 				dest = d
 			}
+			if abs, err := filepath.Abs(dest); err == nil {
+				dest = abs // say where, from any directory
+			}
 			res, err := solver.Install(cmdContext(cmd), dest, out)
 			if err != nil {
 				return err
 			}
 			if res.AlreadyInstalled {
 				fmt.Fprintf(out, "highs.wasm already installed at %s (sha256 ok); nothing to do\n", res.Path)
-				return nil
+			} else {
+				fmt.Fprintf(out, "installed %s from npm %s (licence %s, sha256 %s)\n", res.Path, solver.NpmPackage, res.License, solver.WasmSHA256)
 			}
-			fmt.Fprintf(out, "installed %s from npm %s (licence %s, sha256 %s)\n", res.Path, solver.NpmPackage, res.License, solver.WasmSHA256)
+			if solver.FoundAnywhere(dest) {
+				fmt.Fprintf(out, "schedlab finds it there from any directory\n")
+			} else {
+				fmt.Fprintf(out, "schedlab does not look in %s: set %s=%s\n", dest, solver.EnvWasm, res.Path)
+			}
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&dest, "dest", "", "directory to install highs.wasm into (default: <repo>/third_party/highs, else the user cache dir)")
+	cmd.Flags().StringVar(&dest, "dest", "", "directory to install highs.wasm into (default: third_party/highs in the repository schedlab was built from, else the user cache dir)")
 	return cmd
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/schedlab/schedlab/experiments"
+	"github.com/schedlab/schedlab/internal/datapath"
 	"github.com/schedlab/schedlab/traces"
 	"github.com/schedlab/schedlab/traces/alibaba2018"
 	"github.com/schedlab/schedlab/traces/borg2019"
@@ -115,6 +116,9 @@ temporary run files next to --out). Tables of the 2019 trace are refused with an
 			if err := resolveData(srcs, func(s string) bool { return format == "tpcdag" && wbuiltin.Has(s) }); err != nil {
 				return err
 			}
+			if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil { // --out out/x.arrow on a fresh checkout
+				return fmt.Errorf("trace import: --out %s: %w", out, err)
+			}
 			start := time.Now()
 			w := cmd.OutOrStdout()
 			if format == "google2011" {
@@ -161,6 +165,7 @@ temporary run files next to --out). Tables of the 2019 trace are refused with an
 			if name != "" {
 				wl.Name = name
 			}
+			wl.Source = datapath.Portable(wl.Source) // record data:…, not this machine's paths
 			if err := wl.Validate(); err != nil {
 				return fmt.Errorf("trace import %s: %s: %w", format, srcs[0], err)
 			}
@@ -178,7 +183,7 @@ temporary run files next to --out). Tables of the 2019 trace are refused with an
 	}
 	f := cmd.Flags()
 	f.StringArrayVar(&srcs, "src", nil, "input file or directory (repeatable); data:PATH for one in the shared data folder")
-	f.StringVar(&out, "out", "", "output file: *.parquet or *.arrow")
+	f.StringVar(&out, "out", "", "output file: *.parquet or *.arrow (its directory is created)")
 	f.StringVar(&name, "name", "", "workload name (default: the format's)")
 	f.StringVar(&g.Level, "level", "", "google2011: task or job (default: task when task_events are given)")
 	f.StringVar(&g.Cluster, "cluster", google2011.ClusterAuto, "google2011: auto, machine_events or mix (the published machine mix)")
@@ -317,9 +322,15 @@ an interrupted fetch can simply be run again. Progress goes to stderr. The whole
 				retries = -1 // fetch.Options: negative means no retries, 0 the default
 			}
 			sum, err := fetch.Get(ctx, files, fetch.Options{Retries: retries, Progress: cmd.ErrOrStderr()})
+			if err != nil { // only the failure, with how far the fetch got
+				if sum.Downloaded > 0 || sum.Skipped > 0 {
+					return fmt.Errorf("%w (%d files fetched before the failure; run again to resume)", err, sum.Downloaded+sum.Skipped)
+				}
+				return err
+			}
 			fmt.Fprintf(cmd.OutOrStdout(), "fetched %d files (%.1f MB, %d resumed), %d already complete, into %s\n",
 				sum.Downloaded, float64(sum.Bytes)/1e6, sum.Resumed, sum.Skipped, dest)
-			return err
+			return nil
 		},
 	}
 	f := cmd.Flags()
@@ -346,7 +357,7 @@ func inspectCanonical(w io.Writer, path string) error {
 	}
 	fmt.Fprintf(w, "file     %s (%s, %s)\n", path, r.Format(), fmtBytes(size))
 	fmt.Fprintf(w, "name     %s\n", m.Name)
-	fmt.Fprintf(w, "source   %s\n", m.Source)
+	fmt.Fprintf(w, "source   %s\n", datapath.Portable(m.Source)) // data:…, not this machine's paths
 	fmt.Fprintf(w, "dims     %s\n", strings.Join(m.Dims, ", "))
 	total := m.Cluster.Total()
 	fmt.Fprintf(w, "cluster  %d machines, total %s, pooled %v\n", len(m.Cluster.Machines), total.Format(len(m.Dims)), m.Cluster.Pooled)

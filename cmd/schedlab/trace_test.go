@@ -253,9 +253,14 @@ func TestTraceFetch(t *testing.T) {
 		t.Errorf("stats on the fetched trace: %v\n%s", err, out)
 	}
 	// Offline: nothing listens on port 1.
-	_, _, err = runTrace(t, dest, "fetch", "google2011", "--dest", t.TempDir(), "--parts", "0", "--retries", "0", "--base-url", "http://127.0.0.1:1/bucket")
-	if err == nil || !strings.Contains(err.Error(), "offline?") {
-		t.Errorf("offline: %v", err)
+	out, errOut, err = runTrace(t, dest, "fetch", "google2011", "--dest", t.TempDir(), "--parts", "0", "--retries", "0", "--base-url", "http://127.0.0.1:1/bucket")
+	if err == nil || !strings.Contains(err.Error(), "offline?") || out != "" {
+		t.Errorf("offline: %v, stdout %q, stderr %q; want only the failure", err, out, errOut)
+	}
+	// A failure after some files says how far it got, in the one error line.
+	out, _, err = runTrace(t, dest, "fetch", "google2011", "--dest", t.TempDir(), "--parts", "0-3", "--retries", "0", "--base-url", srv.URL+"/bucket")
+	if err == nil || !strings.Contains(err.Error(), "3 files fetched before the failure; run again to resume") || out != "" {
+		t.Errorf("a missing part: %v, stdout %q; want only the failure, saying how far it got", err, out)
 	}
 	for _, args := range [][]string{
 		{"fetch", "google2019", "--dest", dest},

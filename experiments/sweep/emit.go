@@ -202,6 +202,9 @@ func (o EmitOptions) checkK8s() error {
 	if o.Image == "" {
 		return fmt.Errorf("%w: emit k8s: need an image (--image)", experiments.ErrConfig)
 	}
+	if !path.IsAbs(o.Out) {
+		return fmt.Errorf("%w: emit k8s: --out %s is relative, but the jobs mount the results volume at --out: give the absolute path to mount it at (e.g. /results/%s)", experiments.ErrConfig, o.Out, path.Base(o.Out))
+	}
 	for _, p := range []struct{ flag, dir string }{{"--cache", o.Cache}, {"--costs", o.Costs}} {
 		if p.dir != "" && !strings.HasPrefix(path.Clean(p.dir)+"/", path.Clean(o.Out)+"/") {
 			return fmt.Errorf("%w: emit k8s: %s %s is not under --out %s, the only directory on the jobs' results volume", experiments.ErrConfig, p.flag, p.dir, o.Out)

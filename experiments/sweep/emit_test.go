@@ -2,6 +2,7 @@ package sweep
 
 import (
 	"bytes"
+	"errors"
 	"io"
 	"os/exec"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 	k8syaml "sigs.k8s.io/yaml"
 
+	"github.com/schedlab/schedlab/experiments"
 	"github.com/schedlab/schedlab/internal/testutil"
 )
 
@@ -215,6 +217,17 @@ func TestEmitRejectsBadOptions(t *testing.T) {
 	o.Cache = "/scratch/demo-other"
 	if err := EmitK8sJob(&bytes.Buffer{}, o); err == nil {
 		t.Error("a sibling directory with --out as prefix passed for a subdirectory")
+	}
+	// The jobs mount the results volume at --out: a relative path is no mountPath.
+	o = emitOpts()
+	o.Out = "out/demo"
+	for _, emit := range []func(io.Writer, EmitOptions) error{EmitK8sJob, EmitK8sGather} {
+		if err := emit(&bytes.Buffer{}, o); !errors.Is(err, experiments.ErrConfig) || !strings.Contains(err.Error(), "--out out/demo is relative") {
+			t.Errorf("a relative --out: error = %v; want a configuration error naming it", err)
+		}
+	}
+	if err := EmitSlurmScript(&bytes.Buffer{}, o); err != nil {
+		t.Errorf("slurm with a relative --out (run from the submit directory): %v", err)
 	}
 	if got := JobName("CORA/Fig_5a"); got != "schedlab-cora-fig-5a" {
 		t.Errorf("JobName = %q", got)

@@ -13,6 +13,12 @@
 //	                                           repository's
 //
 // Anything else is an ordinary path relative to the working directory.
+//
+// Files schedlab needs that are installed rather than compiled in (the solver's highs.wasm) are
+// found by one lookup, Need: an environment variable, the working directory's repository, the
+// repository the binary was built from, the user cache — so a binary built from a checkout finds
+// what `make setup` installed there from any directory. Portable turns this machine's paths in
+// a description back into data:… and repository paths.
 package datapath
 
 import (
@@ -22,6 +28,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strings"
 	"sync"
@@ -119,15 +126,28 @@ func Resolve(p string) (string, error) {
 	if _, err := os.Stat(p); err == nil {
 		return p, nil
 	}
-	if full, ok, err := fixture(p); ok || err != nil {
+	if full, ok, err := RepoFile(p); ok || err != nil {
 		return full, err
+	}
+	return p, nil
+}
+
+// RepoFile returns where the repository path p ("policies/bpf/testdata/fig9_jobs.txt") is on
+// this machine without looking in the working directory: an embedded fixture written out to the
+// cache, else the file in the repository (RepoRoot). ok is false when it is neither.
+func RepoFile(p string) (full string, ok bool, err error) {
+	if p == "" || filepath.IsAbs(p) {
+		return "", false, nil
+	}
+	if full, ok, err := Fixture(p); ok || err != nil {
+		return full, ok, err
 	}
 	if root, ok := RepoRoot(); ok {
 		if full := filepath.Join(root, p); exists(full) {
-			return full, nil
+			return full, true, nil
 		}
 	}
-	return p, nil
+	return "", false, nil
 }
 
 func firstElem(rel string) string {
@@ -140,22 +160,36 @@ func exists(p string) bool {
 	return err == nil
 }
 
-// RepoRoot returns the schedlab repository's root: the working directory or its nearest parent
-// whose go.mod declares Module, else the repository this binary was built from when it is still
-// there (go build, go install and go test record it; -trimpath builds do not).
+// RepoRoot returns the schedlab repository's root: the working directory's repository (WorkRepo),
+// else the repository this binary was built from (BuildRepo).
 func RepoRoot() (string, bool) {
-	if wd, err := os.Getwd(); err == nil {
-		for dir := wd; ; {
-			if isModule(filepath.Join(dir, "go.mod")) {
-				return dir, true
-			}
-			parent := filepath.Dir(dir)
-			if parent == dir {
-				break
-			}
-			dir = parent
-		}
+	if root, ok := WorkRepo(); ok {
+		return root, true
 	}
+	return BuildRepo()
+}
+
+// WorkRepo returns the working directory or its nearest parent whose go.mod declares Module.
+func WorkRepo() (string, bool) {
+	wd, err := os.Getwd()
+	if err != nil {
+		return "", false
+	}
+	for dir := wd; ; {
+		if isModule(filepath.Join(dir, "go.mod")) {
+			return dir, true
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", false
+		}
+		dir = parent
+	}
+}
+
+// BuildRepo returns the repository this binary was built from when it is still there: go build,
+// go install, go run and go test record the source path of this file (-trimpath builds do not).
+func BuildRepo() (string, bool) {
 	if _, file, _, ok := runtime.Caller(0); ok && filepath.IsAbs(file) {
 		root := filepath.Dir(filepath.Dir(filepath.Dir(file))) // internal/datapath/datapath.go
 		if isModule(filepath.Join(root, "go.mod")) {
@@ -207,4 +241,24 @@ func cleanRel(p string) (string, bool) {
 		return "", false
 	}
 	return c, true
+}
+
+// Portable rewrites the absolute paths in text (a path, or a description naming several) that
+// depend on this machine's layout: one into the shared data folder becomes data:…, a fixture
+// written out to the cache its repository path, and one inside the repository relative to the
+// repository root. Other text is left as it is.
+func Portable(text string) string {
+	if dir, _ := Dir(); dir != "" {
+		if d, err := filepath.Abs(dir); err == nil {
+			text = strings.ReplaceAll(text, d+string(filepath.Separator), Prefix)
+		}
+	}
+	fixtureDir := regexp.MustCompile(regexp.QuoteMeta(CacheDir()+string(filepath.Separator)) + `[0-9a-f]{16}` + regexp.QuoteMeta(string(filepath.Separator)))
+	text = fixtureDir.ReplaceAllString(text, "")
+	for _, repo := range []func() (string, bool){WorkRepo, BuildRepo} {
+		if root, ok := repo(); ok {
+			text = strings.ReplaceAll(text, root+string(filepath.Separator), "")
+		}
+	}
+	return text
 }

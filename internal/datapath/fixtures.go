@@ -42,9 +42,9 @@ func RegisterFixtures(dir string, fsys fs.FS) {
 	fixtures.byDir[c] = fsys
 }
 
-// fixture finds p among the embedded fixtures and returns where it is written out on disk
-// (writing it first): ok is false when p is not embedded.
-func fixture(p string) (string, bool, error) {
+// Fixture finds the repository path p among the embedded fixtures and returns where it is
+// written out on disk (writing it first): ok is false when p is not embedded.
+func Fixture(p string) (string, bool, error) {
 	rp, ok := cleanRel(p)
 	if !ok {
 		return "", false, nil
@@ -81,11 +81,11 @@ func fixtureOf(p string) (string, bool) {
 	return rp, ok
 }
 
-// CacheDir is where fixtures are written out: os.UserCacheDir()/schedlab/fixtures, else the
-// system's temporary directory.
+// CacheDir is where fixtures are written out: UserCache()/fixtures, else the system's temporary
+// directory.
 func CacheDir() string {
-	if d, err := os.UserCacheDir(); err == nil {
-		return filepath.Join(d, "schedlab", "fixtures")
+	if d, err := UserCache(); err == nil {
+		return filepath.Join(d, "fixtures")
 	}
 	return filepath.Join(os.TempDir(), "schedlab-fixtures")
 }

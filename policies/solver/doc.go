@@ -27,10 +27,12 @@
 //
 // Nothing is downloaded at run time. `schedlab solver install` (run by
 // `make setup`) fetches npm highs@1.15.3, verifies the sha256 of
-// build/highs.wasm and installs it. LocateWasm searches, in order:
-// $SCHEDLAB_HIGHS_WASM, <repo>/third_party/highs/highs.wasm and
-// os.UserCacheDir()/schedlab/highs/highs.wasm; when none exists the error
-// wraps ErrWasmNotFound and says how to install it.
+// build/highs.wasm and installs it where it is found from every working
+// directory. LocateWasm searches, in order (Wasm, the lookup of
+// internal/datapath): $SCHEDLAB_HIGHS_WASM, third_party/highs/highs.wasm in
+// the working directory's repository, the same in the repository the binary
+// was built from, and os.UserCacheDir()/schedlab/highs/highs.wasm; when none
+// exists the error wraps ErrWasmNotFound and says how to install it.
 //
 // # Use
 //

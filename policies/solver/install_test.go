@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/schedlab/schedlab/internal/datapath"
 	"github.com/schedlab/schedlab/policies/solver/internal/highsdist"
 )
 
@@ -18,9 +19,9 @@ func TestSearchPathOrder(t *testing.T) {
 	t.Setenv(EnvWasm, "/nonexistent/custom.wasm")
 	t.Setenv("XDG_CACHE_HOME", "/tmp/xdg-test-cache")
 	paths := SearchPath()
-	root, ok := RepoRoot()
-	if !ok {
-		t.Fatal("RepoRoot not found from the package directory")
+	root, ok := datapath.WorkRepo()
+	if build, _ := datapath.BuildRepo(); !ok || build != root {
+		t.Fatalf("repository from the package directory %q, built from %q: want the same", root, build)
 	}
 	cache, err := os.UserCacheDir()
 	if err != nil {
@@ -49,17 +50,31 @@ func TestLocateWasmMissingEnvFile(t *testing.T) {
 	}
 }
 
+// TestLocateWasmNowhere: outside the repository with an empty user cache, a highs.wasm that is
+// in none of the places fails with the places and the install hint; the default install
+// directory is the one found from everywhere (the repository the test was built from).
 func TestLocateWasmNowhere(t *testing.T) {
 	t.Setenv(EnvWasm, "")
 	t.Setenv("XDG_CACHE_HOME", t.TempDir())
 	t.Setenv("HOME", t.TempDir())
 	t.Chdir(t.TempDir()) // outside the repository
-	_, err := LocateWasm()
-	if !errors.Is(err, ErrWasmNotFound) || !strings.Contains(err.Error(), "solver install") {
-		t.Fatalf("err %v", err)
+	nowhere := Wasm
+	nowhere.Repo = "third_party/no-such-dir/highs.wasm" // the repository's copy may be installed
+	_, err := locate(nowhere)
+	build, ok := datapath.BuildRepo()
+	if !ok {
+		t.Fatal("no build repository recorded in the test binary")
 	}
-	if d, err := DefaultInstallDir(); err != nil || !strings.HasSuffix(d, filepath.Join("schedlab", "highs")) {
-		t.Errorf("DefaultInstallDir outside the repo = %q, %v", d, err)
+	if !errors.Is(err, ErrWasmNotFound) || !strings.Contains(err.Error(), "solver install") ||
+		!strings.Contains(err.Error(), filepath.Join(build, "third_party", "no-such-dir", "highs.wasm")) {
+		t.Fatalf("err %v; want ErrWasmNotFound naming the build repository's place and the fix", err)
+	}
+	want := filepath.Join(build, "third_party", "highs")
+	if d, err := DefaultInstallDir(); err != nil || d != want || !FoundAnywhere(d) {
+		t.Errorf("DefaultInstallDir outside the repo = %q, %v; want %s, found from anywhere", d, err, want)
+	}
+	if FoundAnywhere(t.TempDir()) {
+		t.Error("a temporary directory is not where LocateWasm looks")
 	}
 }
 

@@ -1,17 +1,15 @@
 package solver
 
 import (
-	"bufio"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/schedlab/schedlab/policies/solver/internal/highsdist"
 
+	"github.com/schedlab/schedlab/internal/datapath"
 	"github.com/schedlab/schedlab/internal/safefs"
 )
 
@@ -38,32 +36,29 @@ const (
 // WasmFileName is the file name of the module in every search directory.
 const WasmFileName = "highs.wasm"
 
-// modulePath identifies this repository's go.mod.
-const modulePath = "github.com/schedlab/schedlab"
-
 // InstallHint tells a user how to obtain highs.wasm; it ends every
 // ErrWasmNotFound error.
 const InstallHint = "run `go run ./cmd/schedlab solver install` (or `schedlab solver install`, or `make setup`) " +
 	"to fetch npm " + highsdist.Spec + " and install build/highs.wasm, or set " + EnvWasm + " to its path"
 
-// SearchPath returns the candidate locations of highs.wasm, in the order
-// they are tried:
-//
-//  1. $SCHEDLAB_HIGHS_WASM (a file path), when set;
-//  2. <repo>/third_party/highs/highs.wasm, where <repo> is found by walking
-//     up from the working directory to the go.mod of module
-//     github.com/schedlab/schedlab;
-//  3. os.UserCacheDir()/schedlab/highs/highs.wasm.
+// Wasm is highs.wasm as the one lookup of files schedlab needs (internal/datapath) finds it:
+// $SCHEDLAB_HIGHS_WASM (a file path), else third_party/highs/highs.wasm in the working
+// directory's repository, else in the repository this binary was built from, else
+// os.UserCacheDir()/schedlab/highs/highs.wasm.
+var Wasm = datapath.Need{
+	Name:    WasmFileName,
+	Env:     EnvWasm,
+	Repo:    "third_party/highs/" + WasmFileName,
+	Cache:   "highs/" + WasmFileName,
+	Missing: ErrWasmNotFound,
+}
+
+// SearchPath returns the candidate locations of highs.wasm, in the order LocateWasm tries them
+// (Wasm's places).
 func SearchPath() []string {
 	var out []string
-	if p := os.Getenv(EnvWasm); p != "" {
-		out = append(out, p)
-	}
-	if root, ok := RepoRoot(); ok {
-		out = append(out, filepath.Join(RepoInstallDir(root), WasmFileName))
-	}
-	if d, err := UserInstallDir(); err == nil {
-		out = append(out, filepath.Join(d, WasmFileName))
+	for _, p := range Wasm.Places() {
+		out = append(out, p.Path)
 	}
 	return out
 }
@@ -76,56 +71,28 @@ func RepoInstallDir(root string) string {
 
 // UserInstallDir returns os.UserCacheDir()/schedlab/highs.
 func UserInstallDir() (string, error) {
-	d, err := os.UserCacheDir()
+	d, err := datapath.UserCache()
 	if err != nil {
 		return "", err
 	}
-	return filepath.Join(d, "schedlab", "highs"), nil
+	return filepath.Join(d, "highs"), nil
 }
 
-// DefaultInstallDir is where Install puts highs.wasm when no destination is
-// given: the repository's third_party/highs when the working directory is
-// inside the schedlab repository, else UserInstallDir.
+// DefaultInstallDir is where Install puts highs.wasm when no destination is given, a place
+// LocateWasm finds from every working directory: third_party/highs in the repository this binary
+// was built from, else UserInstallDir.
 func DefaultInstallDir() (string, error) {
-	if root, ok := RepoRoot(); ok {
-		return RepoInstallDir(root), nil
+	p, err := Wasm.InstallPlace()
+	if err != nil {
+		return "", fmt.Errorf("solver: %w", err)
 	}
-	return UserInstallDir()
+	return filepath.Dir(p.Path), nil
 }
 
-// RepoRoot walks up from the working directory to the directory whose
-// go.mod declares module github.com/schedlab/schedlab.
-func RepoRoot() (string, bool) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", false
-	}
-	for {
-		if isRepoGoMod(filepath.Join(dir, "go.mod")) {
-			return dir, true
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", false
-		}
-		dir = parent
-	}
-}
-
-func isRepoGoMod(path string) bool {
-	f, err := os.Open(path)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(io.LimitReader(f, 1<<20))
-	for sc.Scan() {
-		fields := strings.Fields(sc.Text())
-		if len(fields) >= 2 && fields[0] == "module" {
-			return strings.Trim(fields[1], `"`) == modulePath
-		}
-	}
-	return false
+// FoundAnywhere reports whether a highs.wasm installed in dir is found by LocateWasm from every
+// working directory.
+func FoundAnywhere(dir string) bool {
+	return Wasm.FoundAnywhere(filepath.Join(dir, WasmFileName))
 }
 
 // LocateWasm returns the first existing file on SearchPath. When none
@@ -133,24 +100,15 @@ func isRepoGoMod(path string) bool {
 // named by $SCHEDLAB_HIGHS_WASM that does not exist is an error too (it is
 // not skipped silently).
 func LocateWasm() (string, error) {
-	paths := SearchPath()
-	for i, p := range paths {
-		st, err := os.Stat(p)
-		if err == nil && st.Mode().IsRegular() {
-			return p, nil
-		}
-		if i == 0 && os.Getenv(EnvWasm) != "" {
-			return "", fmt.Errorf("solver: %w: %s=%s: %v; %s", ErrWasmNotFound, EnvWasm, p, errOrNotRegular(err), InstallHint)
-		}
-	}
-	return "", fmt.Errorf("solver: %w (looked in %s); %s", ErrWasmNotFound, strings.Join(paths, ", "), InstallHint)
+	return locate(Wasm)
 }
 
-func errOrNotRegular(err error) error {
+func locate(n datapath.Need) (string, error) {
+	p, err := n.Find()
 	if err != nil {
-		return err
+		return "", fmt.Errorf("solver: %w; %s", err, InstallHint)
 	}
-	return errors.New("not a regular file")
+	return p.Path, nil
 }
 
 // readWasm locates, reads and verifies highs.wasm.
