@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
 	"runtime"
@@ -98,13 +99,17 @@ trace slices they need are compiled into schedlab.`,
 			tuneGC()
 			rep, err := reproduce.RunTargets(cmd.Context(), targets, reproduce.Options{
 				Out: out, Label: label, Sets: sets, Parallel: parallel, JVuTrace: jvTrace,
-				Progress: stdout, Terminal: sweep.IsTerminal(stdout), ProgressEvery: every,
+				Progress: stdout, Terminal: sweep.IsTerminal(stdout), ProgressEvery: every, Log: cmd.ErrOrStderr(),
 			})
-			if err != nil {
+			var partial *reproduce.SectionsError
+			if err != nil && !errors.As(err, &partial) {
 				return err
 			}
 			tally := rep.Tally()
 			fmt.Fprintf(stdout, "%s\nwrote %s and %s\n", tally, filepath.Join(out, reproduce.ReportFile), filepath.Join(out, reproduce.IndexFile))
+			if partial != nil {
+				return err // the report covers what finished; exit 1 (2 for a configuration error)
+			}
 			if strict && tally.Failed() > 0 {
 				return fmt.Errorf("reproduce --strict: %d of %d claims not held or not evaluated (see %s)", tally.Failed(), tally.Total(), filepath.Join(out, reproduce.ReportFile))
 			}
