@@ -42,6 +42,12 @@ practical margin), not significant, or not held (see experiments/sweep/README.md
 prints the tally and exits 0 whatever the verdicts; with --strict it exits 1 when a counted claim
 is not held or could not be evaluated, for CI gates. The JamaisVu reproductions' claims at
 --label quick are shown but not counted: their fixture is too small for the paper's claims.
+Claims on cells the label does not run (a seed or setting only --label paper runs) are shown
+as "not evaluable at this label" and not counted either.
+
+A reproduction that fails (a cell's error, say) gets a section with its error; the report is
+written for the others, replacing the earlier report whole, and the command exits 1 after
+printing the tally. Progress lines (each figure drawn) go to stderr.
 
 An ID is an embedded spec ("demo/policies", or its alias "demo-policies": "bpf-fig9" is
 bpf/fig9), every spec of a paper ("demo"), a path to a spec

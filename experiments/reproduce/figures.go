@@ -29,6 +29,9 @@ type data struct {
 	spec  *experiments.Spec
 	t     *sweep.Table
 	cache string
+	// labels are the spec at its other labels: a claim that refers to their cells is not
+	// evaluable at this one.
+	labels []*experiments.Spec
 
 	mu   sync.Mutex
 	jobs map[string][]float64 // key + "\x00" + column → values

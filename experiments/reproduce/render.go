@@ -360,6 +360,7 @@ th { background: #f4f4f4; }
 pre.error { white-space: pre-wrap; background: #fdecea; padding: .5rem .8rem; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; }
 .held { color: #0a6b2a; font-weight: 600; } .not-held { color: #b00020; font-weight: 600; } .not-significant { color: #8a5a00; font-weight: 600; } .error { color: #b00020; }
+.not-evaluable-at-this-label { color: #555; font-style: italic; }
 .reason { color: #555; font-size: .85rem; }
 .ref { font-size: .92rem; }
 nav ul { columns: 2; }

@@ -147,6 +147,9 @@ func (r *Report) JVu() []*JVuReport {
 // Tally counts a report's claims by verdict.
 type Tally struct {
 	Held, NotSignificant, NotHeld, Errors int
+	// NotEvaluable counts the claims that refer to cells the label does not run (a seed of
+	// the paper label at label quick): shown, and left out of the other counts.
+	NotEvaluable int
 	// Informational counts the claims shown for information only — the JamaisVu
 	// reproductions' at label quick, whose sample is too small for the paper's claims — and
 	// left out of the other counts.
@@ -167,6 +170,9 @@ func (t Tally) String() string {
 		s += fmt.Sprintf(", %d could not be evaluated", t.Errors)
 	}
 	s += ")"
+	if t.NotEvaluable > 0 {
+		s += fmt.Sprintf("; %d not evaluable at this label (they refer to seeds or settings it does not run) not counted", t.NotEvaluable)
+	}
 	if t.Informational > 0 {
 		s += fmt.Sprintf("; %d JamaisVu claims at label quick not counted: the fixture is too small for the paper's claims", t.Informational)
 	}
@@ -181,6 +187,8 @@ func (t *Tally) add(v claim.Verdict) {
 		t.NotSignificant++
 	case claim.NotHeld:
 		t.NotHeld++
+	case claim.NotEvaluable:
+		t.NotEvaluable++
 	default:
 		t.Errors++
 	}
@@ -356,7 +364,7 @@ func reproduceSpec(ctx context.Context, spec *experiments.Spec, o Options) (*Spe
 		return nil, fmt.Errorf("%s: %w", spec.ID, err)
 	}
 	sr := &SpecReport{Spec: plan.Spec, Label: o.Label, Dir: filepath.ToSlash(rel), Cells: len(plan.Cells), Ran: res.Ran, Cached: res.Cached, Seeds: plan.Spec.Seeds.Values()}
-	d := &data{spec: plan.Spec, t: res.Table, cache: filepath.Join(dir, sweep.CacheDir)}
+	d := &data{spec: plan.Spec, t: res.Table, cache: filepath.Join(dir, sweep.CacheDir), labels: otherLabels(spec, o.Label)}
 	sr.SeedInvariant = seedInvariant(res.Table)
 	figDir := filepath.Join(dir, FiguresDir)
 	if err := os.MkdirAll(figDir, 0o755); err != nil {
