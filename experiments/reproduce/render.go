@@ -32,7 +32,9 @@ const verdictRule = "A claim is held when its effect is significant at α = 0.05
 	"way, or one significantly smaller than the margin); not significant otherwise. A claim quoting the paper's number (= 3.05 ± 25%) " +
 	"is held when the interval lies within the tolerance and not held when it lies outside it. Intervals are Student's t over seeds, " +
 	"paired where the compared cells share seeds (ratios on the log scale: geometric means), and a seeded bootstrap where they do not; " +
-	"with one seed, or no variance across seeds, the margin alone decides and the table says so."
+	"with one seed, or no variance across seeds, the margin alone decides and the table says so. A claim on a maximum or minimum is " +
+	"judged on the values of every seed pooled (the margin alone decides), and the interval of a bounded metric (a fraction, a time) " +
+	"stays within its bounds."
 
 // failedText introduces the error of a reproduction that failed.
 const failedText = "This reproduction failed; the report covers the others. The error:"

@@ -171,7 +171,7 @@ func (t Tally) String() string {
 	}
 	s += ")"
 	if t.NotEvaluable > 0 {
-		s += fmt.Sprintf("; %d not evaluable at this label (they refer to seeds or settings it does not run) not counted", t.NotEvaluable)
+		s += fmt.Sprintf("; %d claims not counted: not evaluable at this label (they refer to seeds or settings it does not run)", t.NotEvaluable)
 	}
 	if t.Informational > 0 {
 		s += fmt.Sprintf("; %d JamaisVu claims at label quick not counted: the fixture is too small for the paper's claims", t.Informational)
