@@ -72,7 +72,7 @@ func TestClaimsNotEvaluableAtTheLabel(t *testing.T) {
 	if tally != (Tally{Held: 1, NotHeld: 1, Errors: 1, NotEvaluable: 2}) || tally.Total() != 3 || tally.Failed() != 2 {
 		t.Errorf("tally %+v", tally)
 	}
-	if s := tally.String(); !strings.Contains(s, "claims held: 1 of 3") || !strings.Contains(s, "2 not evaluable at this label") {
+	if s := tally.String(); !strings.Contains(s, "claims held: 1 of 3") || !strings.Contains(s, "2 claims not counted: not evaluable at this label") {
 		t.Errorf("tally line %q", s)
 	}
 	var md strings.Builder
