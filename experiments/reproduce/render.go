@@ -246,7 +246,7 @@ func (j *JVuReport) writeMarkdown(b *bytes.Buffer) error {
 	fmt.Fprintf(b, "**Paper:** %s, %s\n\n", a.Paper, a.Reference)
 	fmt.Fprintf(b, "JVuPredict replayed online on the Google 2011 trace `%s`, label %s. Page: `%s`.\n", j.Src, labelName(j.Label), j.Page())
 	for _, f := range j.Figures {
-		fmt.Fprintf(b, "\n### Figure %s\n\n", f.Name)
+		fmt.Fprintf(b, "\n### Figure %s: %s\n\n", f.Name, j.figureTitle(f.Name))
 		for _, p := range f.Files {
 			if strings.HasSuffix(p, ".png") {
 				fmt.Fprintf(b, "![%s](%s)\n\n", f.Name, p)
@@ -468,6 +468,17 @@ func svgSize(svg []byte) (w, h string) {
 	return attr("width"), attr("height")
 }
 
+// figureTitle titles a JamaisVu reproduction's figure: the reproduction's title for its own
+// figure (jv-fig12), with the part of the name that follows the ID for one of several
+// (jv-refine-filter: "…: filter").
+func (j *JVuReport) figureTitle(name string) string {
+	a := j.Artifact
+	if part, ok := strings.CutPrefix(name, a.ID+"-"); ok && part != "" {
+		return a.Title + ": " + strings.ReplaceAll(part, "-", " ")
+	}
+	return a.Title
+}
+
 // htmlSection prepares a JamaisVu reproduction's section of the page: its figures inlined as
 // SVG data URIs, its tables, its claims and notes.
 func (j *JVuReport) htmlSection() htmlSpec {
@@ -476,7 +487,7 @@ func (j *JVuReport) htmlSection() htmlSpec {
 	hs := htmlSpec{Anchor: anchor, Title: a.Title, ID: a.ID, Label: labelName(j.Label), Dir: j.Dir,
 		JVu: true, Src: j.Src, Page: j.Page(), Reference: a.Paper + ", " + a.Reference, Notes: notesParagraphs(a.Notes), Informational: a.Informational}
 	for _, f := range j.Figures {
-		hf := htmlFigure{Anchor: anchor + "-" + f.Name, Kind: "figure", ID: f.Name, Files: f.Files}
+		hf := htmlFigure{Anchor: anchor + "-" + f.Name, Kind: "figure", ID: f.Name, Title: j.figureTitle(f.Name), Files: f.Files}
 		if f.SVG != nil {
 			// A base64 data URI holds only [A-Za-z0-9+/=:;,] and is safe in a quoted attribute.
 			hf.Img = template.HTMLAttr(`src="` + dataURI("image/svg+xml", f.SVG) + `"`)
