@@ -7,6 +7,13 @@
 // The JamaisVu predictor reproductions of package jvu (jv-table1, jv-fig12, …) are analyses of
 // the Google 2011 trace, not sweeps; they are targets too (see Target, Resolve and JVuSource)
 // and get their sections in the same report.
+//
+// A reproduction that fails (a cell's error) does not discard the others: its section shows the
+// error, the report is written for what finished — replacing an earlier report whole, through a
+// temporary file and a rename — and Run returns a SectionsError. Claims on cells the label does
+// not run (a seed of the paper label at label quick) are shown as not evaluable and not counted.
+// Intervals stay in each metric's domain (stats.DomainOf): fractions in [0, 1], times at or
+// above 0.
 package reproduce
 
 import (
