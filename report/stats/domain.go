@@ -2,6 +2,7 @@ package stats
 
 import (
 	"math"
+	"path"
 	"strings"
 )
 
@@ -49,15 +50,37 @@ var domains = map[string]Domain{
 	"min_utility": Signed, "sum_utility": Signed, "rel_error": Signed,
 }
 
+// domainPatterns are the policies' own metrics (path.Match patterns over the whole name), tried
+// first, in order.
+var domainPatterns = []struct {
+	pattern string
+	domain  Domain
+}{
+	{"cora.shadow.*.positive", Fraction}, {"cora.shadow.*.share_*", Fraction},
+	{"cora.shadow.*.mean_gain", Signed}, {"cora.shadow.*.rel_gain_*", Signed},
+	{"cora.*", NonNegative}, // event, failure, timeout and fallback counts
+	{"jvusched.*", NonNegative}, {"admissions.*", NonNegative},
+	{"predict.within_*", Fraction}, {"predict.under_*", Fraction}, {"predict.over_*", Fraction},
+	{"predict.beyond_*", Fraction}, {"predict.no_prediction", Fraction},
+	{"predict.median_rel_error", Signed}, {"predict.jobs", NonNegative},
+}
+
 // groupDomains are the metric families whose whole name, not only its last part, sets the
 // domain: utilization.cpu, queue_dominant_share.q1.
 var groupDomains = map[string]Domain{"utilization": Fraction, "queue_dominant_share": Fraction}
 
-// DomainOf returns the domain of a metric by name: the domain table for the name or its last
+// DomainOf returns the domain of a metric by name: the policies' metrics of domainPatterns
+// (cora.shadow.fair.share_rel_gain_18 is a fraction), the domain table for the name or its last
 // dotted part (job.jct_s, table.cycles.wall_ms, by_class.slo.slo_miss_rate), the families of
-// groupDomains, and the suffix rules — _rate, _fraction and _share are fractions, _ratio a
-// ratio, _s, _ms, _hours and _bytes non-negative. Anything else is Signed.
+// groupDomains, and the suffix rules — _rate, _fraction, _share and share_… are fractions,
+// _ratio a ratio, _s, _ms, _hours, _bytes, _jobs and _tasks non-negative. Anything else is
+// Signed.
 func DomainOf(metric string) Domain {
+	for _, p := range domainPatterns {
+		if ok, _ := path.Match(p.pattern, metric); ok {
+			return p.domain
+		}
+	}
 	if d, ok := domains[metric]; ok {
 		return d
 	}
@@ -70,11 +93,11 @@ func DomainOf(metric string) Domain {
 		return d
 	}
 	switch {
-	case hasAnySuffix(leaf, "_rate", "_fraction", "_share", "_frac"):
+	case hasAnySuffix(leaf, "_rate", "_fraction", "_share", "_frac") || strings.HasPrefix(leaf, "share_"):
 		return Fraction
 	case hasAnySuffix(leaf, "_ratio"):
 		return Ratio
-	case hasAnySuffix(leaf, "_s", "_ms", "_us", "_hours", "_bytes", "_count"):
+	case hasAnySuffix(leaf, "_s", "_ms", "_us", "_hours", "_bytes", "_count", "_jobs", "_tasks"):
 		return NonNegative
 	}
 	return Signed

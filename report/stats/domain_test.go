@@ -15,7 +15,11 @@ func TestDomainOf(t *testing.T) {
 		{"slo_miss_rate", Fraction}, {"by_class.slo.slo_miss_rate", Fraction}, {"utilization.cpu", Fraction},
 		{"utilization", Fraction}, {"queue_dominant_share.batch-1", Fraction},
 		{"timed_utility.p50_delta_s", Signed}, {"min_utility", Signed}, {"job.rel_error", Signed},
-		{"speedup", Ratio}, {"jct_ratio", Ratio}, {"cora.shadow.fifo.positive", Signed}, {"", Signed},
+		{"speedup", Ratio}, {"jct_ratio", Ratio}, {"", Signed}, {"some_metric", Signed},
+		{"cora.shadow.fifo.positive", Fraction}, {"cora.shadow.fair.share_rel_gain_18", Fraction},
+		{"cora.shadow.fair.mean_gain", Signed}, {"cora.shadow.fair.rel_gain_q35", Signed}, {"cora.events", NonNegative},
+		{"jvusched.milp.max_rows", NonNegative}, {"predict.within_2x", Fraction}, {"predict.no_prediction", Fraction},
+		{"predict.median_rel_error", Signed}, {"by_class.slo.jobs", NonNegative}, {"late_slo_jobs", NonNegative},
 	} {
 		if got := DomainOf(tc.metric); got != tc.want {
 			t.Errorf("DomainOf(%q) = %v, want %v", tc.metric, got, tc.want)
