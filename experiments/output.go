@@ -42,8 +42,9 @@ const (
 // JobsSchema is the Arrow schema of jobs.parquet: one row per job. Times are seconds (float64)
 // relative to the trace's clock; unfinished jobs have null finish and jct. target_s is the
 // target completion time a job is judged against (its utility's target, else its deadline) and
-// delta_s = finish − target (CORA's Δ); both null when absent.
-var JobsSchema = arrow.NewSchema([]arrow.Field{
+// delta_s = finish − target (CORA's Δ); both null when absent. The file's key-value metadata
+// describes each column with its unit (ColumnKeyPrefix).
+var JobsSchema = withColumnDocs([]arrow.Field{
 	{Name: "index", Type: arrow.PrimitiveTypes.Int32},
 	{Name: "job_id", Type: arrow.PrimitiveTypes.Int64},
 	{Name: "name", Type: arrow.BinaryTypes.String},
@@ -65,7 +66,7 @@ var JobsSchema = arrow.NewSchema([]arrow.Field{
 	{Name: "target_s", Type: arrow.PrimitiveTypes.Float64, Nullable: true},
 	{Name: "delta_s", Type: arrow.PrimitiveTypes.Float64, Nullable: true},
 	{Name: "slowed_starts", Type: arrow.PrimitiveTypes.Int32},
-}, nil)
+}, func(name string) ColumnDoc { return jobsColumns[name] })
 
 // Provenance says exactly what produced a result.
 type Provenance struct {
@@ -209,7 +210,8 @@ func WriteJobs(f io.Writer, jobs []replay.JobRecord) error {
 	return writeParquet(f, JobsSchema, rec)
 }
 
-// UsageSchema is the Arrow schema of usage.parquet for the given resource dimensions.
+// UsageSchema is the Arrow schema of usage.parquet for the given resource dimensions, its
+// metadata describing each column.
 func UsageSchema(dims []string) *arrow.Schema {
 	fields := []arrow.Field{
 		{Name: UsageQueueColumn, Type: arrow.BinaryTypes.String},
@@ -218,7 +220,12 @@ func UsageSchema(dims []string) *arrow.Schema {
 	for _, d := range dims {
 		fields = append(fields, arrow.Field{Name: d, Type: arrow.PrimitiveTypes.Float64})
 	}
-	return arrow.NewSchema(fields, nil)
+	return withColumnDocs(fields, func(name string) ColumnDoc {
+		if d, ok := usageColumns[name]; ok {
+			return d
+		}
+		return usageDimDoc(name)
+	})
 }
 
 // WriteUsage writes a result's per-queue usage series as Parquet: one row per queue and window,

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -188,7 +189,9 @@ func writePolicyReport(dir string, rep *policies.Report) error {
 	return nil
 }
 
-// writeReportTable writes a policy's table as Parquet with schedlab's conventions.
+// writeReportTable writes a policy's table as Parquet with schedlab's conventions: a NaN of a
+// float column is written as null, and the file's key-value metadata describes each column
+// (ColumnKeyPrefix).
 func writeReportTable(w io.Writer, t *policies.Table) error {
 	fields := make([]arrow.Field, len(t.Columns))
 	for i, c := range t.Columns {
@@ -203,9 +206,10 @@ func writeReportTable(w io.Writer, t *policies.Table) error {
 		default:
 			typ = arrow.FixedWidthTypes.Boolean
 		}
-		fields[i] = arrow.Field{Name: c.Name, Type: typ}
+		// A float column is nullable: NaN, "no value", is written as null.
+		fields[i] = arrow.Field{Name: c.Name, Type: typ, Nullable: c.Float64 != nil}
 	}
-	schema := arrow.NewSchema(fields, nil)
+	schema := withColumnDocs(fields, func(name string) ColumnDoc { return tableDoc(t.Name, name) })
 	b := array.NewRecordBuilder(memory.NewGoAllocator(), schema)
 	defer b.Release()
 	for i, c := range t.Columns {
@@ -213,7 +217,10 @@ func writeReportTable(w io.Writer, t *policies.Table) error {
 		case c.Int64 != nil:
 			b.Field(i).(*array.Int64Builder).AppendValues(c.Int64, nil)
 		case c.Float64 != nil:
-			b.Field(i).(*array.Float64Builder).AppendValues(c.Float64, nil)
+			fb := b.Field(i).(*array.Float64Builder)
+			for _, v := range c.Float64 {
+				appendOpt(fb, !math.IsNaN(v), v)
+			}
 		case c.String != nil:
 			b.Field(i).(*array.StringBuilder).AppendValues(c.String, nil)
 		default:

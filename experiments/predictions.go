@@ -105,7 +105,8 @@ func (l *predictionLog) Predict(j *traces.Job, now traces.Time) traces.Time {
 
 // report returns the predictions table (predictions.parquet: job_id, predicted_s, actual_s,
 // rel_error = (predicted − actual)/actual, no_prediction when the predictor had nothing and
-// the engine kept the workload's estimate) and the profile's metrics: predict.jobs, the shares
+// the engine kept the workload's estimate — predicted_s and rel_error are null then, and
+// rel_error is null without a positive actual runtime) and the profile's metrics: predict.jobs, the shares
 // predict.within_2x (−50% ≤ error ≤ +100%, JamaisVu §6.2), predict.under_2x, predict.over_2x,
 // predict.beyond_10x (predicted < actual/10 or > 10 × actual), predict.within_10pct, and
 // predict.median_rel_error, over the jobs with a true runtime > 0.
@@ -123,11 +124,17 @@ func (l *predictionLog) report() policies.Report {
 		ps.Float64[i], as.Float64[i] = traces.Seconds(p), traces.Seconds(a)
 		none.Bool[i] = p <= 0
 		e, ok := predict.RelError(max(p, 0), a)
+		re.Float64[i] = e
+		// Null in the table (written from NaN): the prediction and its error when there was
+		// none, the error when the actual runtime is not positive. The profile's metrics
+		// count a job without a prediction at −100% (under 2x).
+		if p <= 0 {
+			ps.Float64[i], re.Float64[i] = math.NaN(), math.NaN()
+		}
 		if !ok {
 			re.Float64[i] = math.NaN()
 			continue
 		}
-		re.Float64[i] = e
 		jobs++
 		errs = append(errs, e)
 		switch {

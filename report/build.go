@@ -344,7 +344,7 @@ func (f *Figure) buildLines(b *built, st *Style, xs, ys *extent) {
 	for si, s := range f.Series {
 		pts := make([]lineSummary, len(s.X))
 		for i, x := range s.X {
-			ci, _ := stats.MeanCI95(s.Samples[i]) // validated: cannot fail
+			ci, _ := stats.DomainMeanCI(s.Samples[i], 0.95, f.YDomain) // validated: cannot fail
 			pts[i] = lineSummary{x: x, mean: ci.Estimate, lo: ci.Lo, hi: ci.Hi, band: ci.Defined()}
 		}
 		slices.SortStableFunc(pts, func(a, b lineSummary) int { return cmp.Compare(a.x, b.x) })
@@ -449,7 +449,7 @@ func (f *Figure) buildBars(b *built, st *Style, ys *extent) {
 		bp := &barPlotter{color: st.Color(si), outline: edge}
 		eb := &errBarPlotter{style: errStyle}
 		for c, vs := range g.Samples {
-			ci, _ := stats.MeanCI95(vs) // validated: cannot fail
+			ci, _ := stats.DomainMeanCI(vs, 0.95, f.YDomain) // validated: cannot fail
 			x, share := slotX(c, si, n)
 			r := rect{x0: x - share/2, x1: x + share/2, y0: 0, y1: ci.Estimate}
 			bp.bars = append(bp.bars, r)

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+
+	"github.com/schedlab/schedlab/report/stats"
 )
 
 // ErrInvalid is wrapped by every error about invalid figure or table input,
@@ -185,6 +187,11 @@ type Figure struct {
 	// LogX and LogY select logarithmic axes; the data on a log axis must
 	// be positive.
 	LogX, LogY bool
+	// YDomain is the domain of the y values (stats.DomainOf the metric):
+	// the confidence intervals of KindLines and KindBars stay in it (no
+	// error bar of a fraction above 1 or of a time below 0). The zero
+	// value, stats.Signed, leaves Student's t intervals as they are.
+	YDomain stats.Domain
 	// XRange and YRange, when non-nil, fix the axis ranges instead of
 	// fitting them to the data.
 	XRange, YRange *Range

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"fmt"
 	"math"
 	"strconv"
 
@@ -99,6 +100,44 @@ func FormatRelChange(rel float64) string {
 		s = "+" + s
 	}
 	return s + "%"
+}
+
+// FormatInterval formats a confidence interval: as FormatCI does ("mean ±
+// half") when it is symmetric, else as "mean [lo, hi]" with the bounds at
+// the mean's precision (a bounded or log-scale interval, see
+// stats.DomainMeanCI). An undefined interval gives the mean alone.
+func FormatInterval(ci stats.CI) string {
+	if !ci.Defined() || ci.Symmetric() {
+		return FormatCI(ci)
+	}
+	half := math.Max(ci.Estimate-ci.Lo, ci.Hi-ci.Estimate)
+	if math.IsNaN(ci.Estimate) || math.IsInf(ci.Estimate, 0) || !(half > 0) {
+		return FormatNumber(ci.Estimate)
+	}
+	a := math.Max(math.Abs(ci.Estimate), half)
+	if a >= 1e6 || half < 1e-4 {
+		return fmt.Sprintf("%s [%s, %s]", formatSci(roundSig(ci.Estimate, 3)), formatSci(roundSig(ci.Lo, 3)), formatSci(roundSig(ci.Hi, 3)))
+	}
+	decimals := min(max(0, 1-int(math.Floor(math.Log10(half)))), 12)
+	f := func(x float64) string {
+		s := strconv.FormatFloat(x, 'f', decimals, 64)
+		if len(s) > 1 && s[0] == '-' && isZeros(s[1:]) {
+			s = s[1:]
+		}
+		return s
+	}
+	return fmt.Sprintf("%s [%s, %s]", f(ci.Estimate), f(ci.Lo), f(ci.Hi))
+}
+
+// FormatSamplesIn formats the mean of xs with its 95% confidence interval
+// in domain d (stats.DomainMeanCI, FormatInterval); it is "n/a" for an
+// empty sample or one with NaN or infinite values.
+func FormatSamplesIn(xs []float64, d stats.Domain) string {
+	ci, err := stats.DomainMeanCI(xs, 0.95, d)
+	if err != nil {
+		return "n/a"
+	}
+	return FormatInterval(ci)
 }
 
 // FormatMeanCISamples formats the mean of xs with its Student-t 95%

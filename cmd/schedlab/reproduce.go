@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
 	"runtime"
@@ -41,6 +42,12 @@ practical margin), not significant, or not held (see experiments/sweep/README.md
 prints the tally and exits 0 whatever the verdicts; with --strict it exits 1 when a counted claim
 is not held or could not be evaluated, for CI gates. The JamaisVu reproductions' claims at
 --label quick are shown but not counted: their fixture is too small for the paper's claims.
+Claims on cells the label does not run (a seed or setting only --label paper runs) are shown
+as "not evaluable at this label" and not counted either.
+
+A reproduction that fails (a cell's error, say) gets a section with its error; the report is
+written for the others, replacing the earlier report whole, and the command exits 1 after
+printing the tally. Progress lines (each figure drawn) go to stderr.
 
 An ID is an embedded spec ("demo/policies", or its alias "demo-policies": "bpf-fig9" is
 bpf/fig9), every spec of a paper ("demo"), a path to a spec
@@ -98,13 +105,17 @@ trace slices they need are compiled into schedlab.`,
 			tuneGC()
 			rep, err := reproduce.RunTargets(cmd.Context(), targets, reproduce.Options{
 				Out: out, Label: label, Sets: sets, Parallel: parallel, JVuTrace: jvTrace,
-				Progress: stdout, Terminal: sweep.IsTerminal(stdout), ProgressEvery: every,
+				Progress: stdout, Terminal: sweep.IsTerminal(stdout), ProgressEvery: every, Log: cmd.ErrOrStderr(),
 			})
-			if err != nil {
+			var partial *reproduce.SectionsError
+			if err != nil && !errors.As(err, &partial) {
 				return err
 			}
 			tally := rep.Tally()
 			fmt.Fprintf(stdout, "%s\nwrote %s and %s\n", tally, filepath.Join(out, reproduce.ReportFile), filepath.Join(out, reproduce.IndexFile))
+			if partial != nil {
+				return err // the report covers what finished; exit 1 (2 for a configuration error)
+			}
 			if strict && tally.Failed() > 0 {
 				return fmt.Errorf("reproduce --strict: %d of %d claims not held or not evaluated (see %s)", tally.Failed(), tally.Total(), filepath.Join(out, reproduce.ReportFile))
 			}

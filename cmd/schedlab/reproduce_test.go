@@ -209,3 +209,39 @@ figures:
 		})
 	}
 }
+
+// TestReproduceFailedSpecKeepsTheReport: a spec whose cell fails (its workload exceeds the
+// spec's limits.max_tasks) does not discard the others: the report is written with the good spec's section and
+// the failed one's error, the tally is printed, progress goes to stderr, and the exit status is
+// 1 after it all.
+func TestReproduceFailedSpecKeepsTheReport(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.yaml")
+	spec := "title: Bad\nbase: {limits.max_tasks: 1}\naxes: [{key: policy.name, values: [fifo]}]\nseeds: [1]\n" +
+		"labels: {quick: {}, paper: {}}\nfigures: [{id: f, kind: bars, x: policy, y: avg_jct_s}]\n"
+	if err := os.WriteFile(bad, []byte(spec), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	stdout, errOut, code := runCLI(t, "reproduce", bad, tinySpec, "--label", "quick", "--set", tinyWorkload, "--out", out)
+	if code != 1 {
+		t.Fatalf("exit %d, want 1\n%s%s", code, stdout, errOut)
+	}
+	if !strings.Contains(stdout, "claims held: ") || !strings.Contains(stdout, "wrote "+filepath.Join(out, "report.md")) {
+		t.Errorf("stdout lacks the tally and the files written:\n%s", stdout)
+	}
+	lines := strings.Split(strings.TrimSpace(errOut), "\n")
+	if last := lines[len(lines)-1]; !strings.HasPrefix(last, "schedlab: reproduce: 1 of 2 reproductions failed (") || !strings.Contains(last, "limits.max_tasks") {
+		t.Errorf("last stderr line %q", last)
+	}
+	if !strings.Contains(errOut, "reproduce tiny: drawing jct (1 of ") {
+		t.Errorf("no progress line per figure on stderr:\n%s", errOut)
+	}
+	md, err := os.ReadFile(filepath.Join(out, "report.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(md), "(`tiny`)") || !strings.Contains(string(md), "`: failed") || !strings.Contains(string(md), "exceeds the limit of 1 tasks") {
+		t.Errorf("report.md lacks the good section or the failed one:\n%s", md)
+	}
+}

@@ -346,6 +346,10 @@ func (p *plan) measure(c *Check, src Source, o Options, out *Outcome) (whole sid
 		most = max(most, len(ss))
 	}
 	switch {
+	case most >= 2 && extremes(ops):
+		// A maximum or minimum is judged on every seed's values pooled: the mean of per-seed
+		// maxima estimates something else, and its interval says nothing of the largest value.
+		est = ExactEstimate(p.effect(kind, whole), fmt.Sprintf("pooled over the values of all %d seeds", most))
 	case len(shared) >= 2:
 		est, kind, err = p.paired(c, src, shared, kind, out)
 	case most >= 2:
@@ -354,6 +358,28 @@ func (p *plan) measure(c *Check, src Source, o Options, out *Outcome) (whole sid
 		est = ExactEstimate(p.effect(kind, whole), "one seed")
 	}
 	return
+}
+
+// extremes reports whether every operand aggregates by max or min.
+func extremes(ops []*Operand) bool {
+	for _, op := range ops {
+		if op.Agg != "max" && op.Agg != "min" {
+			return false
+		}
+	}
+	return true
+}
+
+// domain is the domain of what a value effect measures: its metric's (stats.DomainOf) when
+// the measured side is one operand, Signed otherwise.
+func (p *plan) domain(c *Check, kind string) stats.Domain {
+	if kind != EffectValue {
+		return stats.Signed
+	}
+	if op, ok := p.measured(c).(*Operand); ok {
+		return stats.DomainOf(op.Metric)
+	}
+	return stats.Signed
 }
 
 // seedEnv resolves operands over the cells of the given seeds.
@@ -402,6 +428,14 @@ func (p *plan) paired(c *Check, src Source, seeds []int64, kind string, out *Out
 		return Estimate{}, kind, err
 	}
 	e := Estimate{Value: ci.Estimate, Lo: ci.Lo, Hi: ci.Hi, N: n, Method: fmt.Sprintf("paired t over %d seeds", n)}
+	if d := p.domain(c, kind); !logs && d != stats.Signed {
+		// A bounded metric's interval stays in its bounds.
+		b := d.Bound(ci)
+		if b.Lo != ci.Lo || b.Hi != ci.Hi {
+			e.Lo, e.Hi = b.Lo, b.Hi
+			e.Method += ", clipped to the " + d.String() + " range"
+		}
+	}
 	if logs {
 		e.Value, e.Lo, e.Hi = math.Exp(e.Value), math.Exp(e.Lo), math.Exp(e.Hi)
 		e.Method = fmt.Sprintf("paired t over %d seeds, geometric mean", n)

@@ -18,11 +18,17 @@ const (
 	Held
 	NotSignificant
 	NotHeld
+	// NotEvaluable: the claim refers to cells the label does not run (a seed or axis value of
+	// the paper label at the quick one); it is shown, and counted neither way.
+	NotEvaluable
 )
 
-// String returns "held", "not significant", "not held" or "error".
+// String returns "held", "not significant", "not held", "not evaluable at this label" or
+// "error".
 func (v Verdict) String() string {
 	switch v {
+	case NotEvaluable:
+		return "not evaluable at this label"
 	case Held:
 		return "held"
 	case NotSignificant:

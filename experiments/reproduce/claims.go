@@ -134,6 +134,11 @@ func (d *data) checkClaim(fig *experiments.Figure, c *experiments.Claim) ClaimRe
 		}
 		groups, names = ng, nn
 	}
+	if why := d.notRun(c.Check); why != "" {
+		res.Verdict = claim.NotEvaluable
+		res.Err = errNotEvaluable{why}
+		return res
+	}
 	var verdicts []claim.Verdict
 	for gi, g := range groups {
 		o := claim.Options{Margin: c.Margin, Rand: experiments.Rand(d.firstSeed(), "claim/"+fig.ID+"/"+c.Text+"/"+names[gi])}
@@ -148,6 +153,67 @@ func (d *data) checkClaim(fig *experiments.Figure, c *experiments.Claim) ClaimRe
 	}
 	res.Verdict = claim.Worst(verdicts...)
 	return res
+}
+
+// errNotEvaluable says why a claim or number cannot be evaluated at the label.
+type errNotEvaluable struct{ why string }
+
+func (e errNotEvaluable) Error() string { return "not evaluable at this label: " + e.why }
+
+// otherLabels returns the spec at each of its labels but label.
+func otherLabels(spec *experiments.Spec, label string) []*experiments.Spec {
+	var out []*experiments.Spec
+	for _, l := range spec.LabelNames() {
+		if l == label {
+			continue
+		}
+		if s, err := spec.WithLabel(l); err == nil {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// notRun says which selector of e refers to cells this label does not run but another label
+// does — a seed, or an axis value, of the paper label at the quick one — or "" when none does.
+func (d *data) notRun(e interface{ Operands(func(*claim.Operand)) }) string {
+	why := ""
+	e.Operands(func(o *claim.Operand) {
+		for _, w := range o.Where {
+			if why != "" || len(d.rowsWhere(d.t.Rows, w.Key, w.Value)) > 0 {
+				continue
+			}
+			for _, other := range d.labels {
+				if selects(other, w.Key, w.Value) {
+					why = fmt.Sprintf("%s=%s is run at label %s, not at label %s", w.Key, w.Value, other.Label, labelName(d.spec.Label))
+					if w.Key == "seed" {
+						why += fmt.Sprintf(" (seeds %s)", seedsText(d.spec.Seeds.Values()))
+					}
+					break
+				}
+			}
+		}
+	})
+	return why
+}
+
+// selects reports whether spec (at a label) runs cells with key=value: a seed, or a value of an
+// axis whose key is key or ends in "."+key.
+func selects(spec *experiments.Spec, key, value string) bool {
+	if key == "seed" {
+		return slices.ContainsFunc(spec.Seeds.Values(), func(s int64) bool { return fmt.Sprint(s) == value })
+	}
+	for _, g := range spec.Axes {
+		for _, a := range g.Axes {
+			if a.Key != key && !strings.HasSuffix(a.Key, "."+key) {
+				continue
+			}
+			if slices.ContainsFunc(a.Values, func(v any) bool { return experiments.FormatValue(v) == value }) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // firstSeed is the sweep's first seed, which seeds the claims' bootstrap generators.
@@ -172,6 +238,10 @@ func (d *data) number(fig *experiments.Figure, n *experiments.RefNumber) NumberR
 		return r
 	}
 	r.Expr = n.Ours.String()
+	if why := d.notRun(n.Ours); why != "" {
+		r.Err = errNotEvaluable{why}
+		return r
+	}
 	src := source{d, fig, d.t.FilterRows(d.t.Rows, fig.Where)}
 	e, err := claim.Measure(n.Ours, src, experiments.Rand(d.firstSeed(), "number/"+fig.ID+"/"+n.Name))
 	if err != nil {

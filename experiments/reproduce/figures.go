@@ -29,6 +29,9 @@ type data struct {
 	spec  *experiments.Spec
 	t     *sweep.Table
 	cache string
+	// labels are the spec at its other labels: a claim that refers to their cells is not
+	// evaluable at this one.
+	labels []*experiments.Spec
 
 	mu   sync.Mutex
 	jobs map[string][]float64 // key + "\x00" + column → values
@@ -593,7 +596,7 @@ func (d *data) build(fig *experiments.Figure) (*built, error) {
 						cells = append(cells, "n/a")
 						continue
 					}
-					cells = append(cells, report.FormatMeanCISamples(v))
+					cells = append(cells, report.FormatSamplesIn(v, stats.DomainOf(m)))
 				}
 				t.AddRow(cells...)
 			}
@@ -604,11 +607,26 @@ func (d *data) build(fig *experiments.Figure) (*built, error) {
 	}
 	if b.fig != nil {
 		b.fig.LogX, b.fig.LogY = fig.LogX, fig.LogY
+		b.fig.YDomain = yDomain(fig.Y)
 		if err := b.fig.Validate(); err != nil {
 			return nil, fmt.Errorf("%s: figure %s: %w", fig.Pos, fig.ID, err)
 		}
 	}
 	return b, nil
+}
+
+// yDomain is the domain of a figure's y metrics (stats.DomainOf), Signed when they differ.
+func yDomain(ys []string) stats.Domain {
+	if len(ys) == 0 {
+		return stats.Signed
+	}
+	d := stats.DomainOf(ys[0])
+	for _, y := range ys[1:] {
+		if stats.DomainOf(y) != d {
+			return stats.Signed
+		}
+	}
+	return d
 }
 
 func cmpF(a, b float64) int {

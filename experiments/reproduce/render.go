@@ -32,7 +32,12 @@ const verdictRule = "A claim is held when its effect is significant at α = 0.05
 	"way, or one significantly smaller than the margin); not significant otherwise. A claim quoting the paper's number (= 3.05 ± 25%) " +
 	"is held when the interval lies within the tolerance and not held when it lies outside it. Intervals are Student's t over seeds, " +
 	"paired where the compared cells share seeds (ratios on the log scale: geometric means), and a seeded bootstrap where they do not; " +
-	"with one seed, or no variance across seeds, the margin alone decides and the table says so."
+	"with one seed, or no variance across seeds, the margin alone decides and the table says so. A claim on a maximum or minimum is " +
+	"judged on the values of every seed pooled (the margin alone decides), and the interval of a bounded metric (a fraction, a time) " +
+	"stays within its bounds."
+
+// failedText introduces the error of a reproduction that failed.
+const failedText = "This reproduction failed; the report covers the others. The error:"
 
 // numbersTable builds a figure's reference numbers beside ours (nil without numbers): the
 // paper's, the authors' simulator's (a column when any number has one) and ours with its 95%
@@ -96,16 +101,32 @@ func claimsTable(f *Figure) *report.Table {
 	return t
 }
 
+// failedLine is " 1 of 3 reproductions failed: demo/x." when some failed, "" otherwise.
+func (r *Report) failedLine() string {
+	f := r.Failed()
+	if len(f) == 0 {
+		return ""
+	}
+	ids := make([]string, len(f))
+	for i, s := range f {
+		ids[i] = s.ID
+	}
+	return fmt.Sprintf(" %d of %d reproductions failed: %s.", len(f), len(r.Sections), strings.Join(ids, ", "))
+}
+
 // WriteMarkdown writes report.md: every section's figures (linked PNG files), tables,
 // references and paper-vs-ours tables, in the report's order.
 func (r *Report) WriteMarkdown(w io.Writer) error {
 	var b bytes.Buffer
-	fmt.Fprintf(&b, "# schedlab reproduction report\n\nschedlab %s, label %s. %s.\n\n%s\n", experiments.Version, labelName(r.Label), capitalize(r.Tally().String()), verdictRule)
+	fmt.Fprintf(&b, "# schedlab reproduction report\n\nschedlab %s, label %s. %s.%s\n\n%s\n", experiments.Version, labelName(r.Label), capitalize(r.Tally().String()), r.failedLine(), verdictRule)
 	for _, sec := range r.Sections {
 		var err error
-		if sec.JVu != nil {
+		switch {
+		case sec.Err != nil:
+			fmt.Fprintf(&b, "\n## `%s`: failed\n\n%s\n\n```\n%s\n```\n", sec.ID, failedText, sec.Err)
+		case sec.JVu != nil:
 			err = sec.JVu.writeMarkdown(&b)
-		} else {
+		default:
 			err = sec.Spec.writeMarkdown(&b)
 		}
 		if err != nil {
@@ -225,7 +246,7 @@ func (j *JVuReport) writeMarkdown(b *bytes.Buffer) error {
 	fmt.Fprintf(b, "**Paper:** %s, %s\n\n", a.Paper, a.Reference)
 	fmt.Fprintf(b, "JVuPredict replayed online on the Google 2011 trace `%s`, label %s. Page: `%s`.\n", j.Src, labelName(j.Label), j.Page())
 	for _, f := range j.Figures {
-		fmt.Fprintf(b, "\n### Figure %s\n\n", f.Name)
+		fmt.Fprintf(b, "\n### Figure %s: %s\n\n", f.Name, j.figureTitle(f.Name))
 		for _, p := range f.Files {
 			if strings.HasSuffix(p, ".png") {
 				fmt.Fprintf(b, "![%s](%s)\n\n", f.Name, p)
@@ -312,6 +333,8 @@ type htmlSpec struct {
 	Notes                []string
 	// Informational says why the section's claims are not counted.
 	Informational string
+	// Err is the error of a reproduction that failed (nothing else is set but its names).
+	Err string
 }
 
 var pageTmpl = template.Must(template.New("page").Parse(`<!DOCTYPE html>
@@ -332,10 +355,14 @@ figure img { display: block; max-width: 100%; height: auto; margin: .5rem auto; 
 figcaption { font-size: .92rem; color: #333; margin-top: .4rem; }
 table { border-collapse: collapse; margin: .8rem 0; font-size: .9rem; max-width: 100%; }
 th, td { border: 1px solid #d6d6d6; padding: .25rem .5rem; text-align: left; vertical-align: top; overflow-wrap: break-word; }
-.check, td code, table.results th { overflow-wrap: anywhere; }
+.check, td code { overflow-wrap: anywhere; }
+table.results { display: block; overflow-x: auto; }
+table.results th { white-space: nowrap; }
 th { background: #f4f4f4; }
+pre.error { white-space: pre-wrap; background: #fdecea; padding: .5rem .8rem; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; }
 .held { color: #0a6b2a; font-weight: 600; } .not-held { color: #b00020; font-weight: 600; } .not-significant { color: #8a5a00; font-weight: 600; } .error { color: #b00020; }
+.not-evaluable-at-this-label { color: #555; font-style: italic; }
 .reason { color: #555; font-size: .85rem; }
 .ref { font-size: .92rem; }
 nav ul { columns: 2; }
@@ -343,7 +370,7 @@ nav ul { columns: 2; }
 </head>
 <body>
 <h1>schedlab reproduction report</h1>
-<p class="meta">schedlab {{.Version}}, label {{.Label}}. Claims held: <strong id="claims-held">{{.Held}} of {{.Total}}</strong>{{.Rest}}.</p>
+<p class="meta">schedlab {{.Version}}, label {{.Label}}. Claims held: <strong id="claims-held">{{.Held}} of {{.Total}}</strong>{{.Rest}}.{{if .FailedLine}}<strong class="error">{{.FailedLine}}</strong>{{end}}</p>
 <p class="meta">{{.Rule}}</p>
 <nav><ul>
 {{- range .Specs}}
@@ -352,8 +379,10 @@ nav ul { columns: 2; }
 </ul></nav>
 {{range .Specs}}
 <section class="spec" id="{{.Anchor}}">
-<h2>{{.Title}} <code>{{.ID}}</code></h2>
-{{if .Description}}<p>{{.Description}}</p>{{end}}
+<h2>{{.Title}} <code>{{.ID}}</code>{{if .Err}}: failed{{end}}</h2>
+{{if .Err}}<p>{{$.Failed}}</p>
+<pre class="error">{{.Err}}</pre>
+{{else}}{{if .Description}}<p>{{.Description}}</p>{{end}}
 {{if .JVu}}<p class="ref"><strong>Paper:</strong> {{.Reference}}</p>
 <p class="meta">JVuPredict replayed online on the Google 2011 trace <code>{{.Src}}</code>, label {{.Label}}. Page: <code>{{.Page}}</code>.</p>{{else}}<p class="meta">Spec <code>{{.File}}</code>, label {{.Label}}: {{.Cells}} cells ({{.Ran}} run, {{.Cached}} cached), seeds {{.Seeds}}. Results: <code>{{.Dir}}/cells.parquet</code>.</p>{{end}}
 {{if .Note}}<p class="note">{{.Note}}</p>{{end}}
@@ -401,7 +430,7 @@ nav ul { columns: 2; }
 {{end}}{{if .Notes}}<div class="notes"><h3>Notes</h3>
 {{range .Notes}}<p>{{.}}</p>
 {{end}}</div>
-{{end}}{{end}}</section>
+{{end}}{{end}}{{end}}</section>
 {{end}}
 </body>
 </html>
@@ -439,6 +468,17 @@ func svgSize(svg []byte) (w, h string) {
 	return attr("width"), attr("height")
 }
 
+// figureTitle titles a JamaisVu reproduction's figure: the reproduction's title for its own
+// figure (jv-fig12), with the part of the name that follows the ID for one of several
+// (jv-refine-filter: "…: filter").
+func (j *JVuReport) figureTitle(name string) string {
+	a := j.Artifact
+	if part, ok := strings.CutPrefix(name, a.ID+"-"); ok && part != "" {
+		return a.Title + ": " + strings.ReplaceAll(part, "-", " ")
+	}
+	return a.Title
+}
+
 // htmlSection prepares a JamaisVu reproduction's section of the page: its figures inlined as
 // SVG data URIs, its tables, its claims and notes.
 func (j *JVuReport) htmlSection() htmlSpec {
@@ -447,7 +487,7 @@ func (j *JVuReport) htmlSection() htmlSpec {
 	hs := htmlSpec{Anchor: anchor, Title: a.Title, ID: a.ID, Label: labelName(j.Label), Dir: j.Dir,
 		JVu: true, Src: j.Src, Page: j.Page(), Reference: a.Paper + ", " + a.Reference, Notes: notesParagraphs(a.Notes), Informational: a.Informational}
 	for _, f := range j.Figures {
-		hf := htmlFigure{Anchor: anchor + "-" + f.Name, Kind: "figure", ID: f.Name, Files: f.Files}
+		hf := htmlFigure{Anchor: anchor + "-" + f.Name, Kind: "figure", ID: f.Name, Title: j.figureTitle(f.Name), Files: f.Files}
 		if f.SVG != nil {
 			// A base64 data URI holds only [A-Za-z0-9+/=:;,] and is safe in a quoted attribute.
 			hf.Img = template.HTMLAttr(`src="` + dataURI("image/svg+xml", f.SVG) + `"`)
@@ -472,12 +512,16 @@ func (j *JVuReport) htmlSection() htmlSpec {
 func (r *Report) WriteHTML(w io.Writer) error {
 	tally := r.Tally()
 	page := struct {
-		Version, Label, Rest, Rule string
-		Held, Total                int
-		Specs                      []htmlSpec
-	}{Version: experiments.Version, Label: labelName(r.Label), Held: tally.Held, Total: tally.Total(), Rule: verdictRule}
+		Version, Label, Rest, Rule, Failed, FailedLine string
+		Held, Total                                    int
+		Specs                                          []htmlSpec
+	}{Version: experiments.Version, Label: labelName(r.Label), Held: tally.Held, Total: tally.Total(), Rule: verdictRule, Failed: failedText, FailedLine: r.failedLine()}
 	_, page.Rest, _ = strings.Cut(tally.String(), fmt.Sprintf("of %d", tally.Total()))
 	for _, sec := range r.Sections {
+		if sec.Err != nil {
+			page.Specs = append(page.Specs, htmlSpec{Anchor: "failed-" + strings.ReplaceAll(sec.ID, "/", "-"), Title: sec.ID, ID: sec.ID, Err: sec.Err.Error()})
+			continue
+		}
 		if sec.JVu != nil {
 			page.Specs = append(page.Specs, sec.JVu.htmlSection())
 			continue

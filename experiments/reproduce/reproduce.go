@@ -7,10 +7,18 @@
 // The JamaisVu predictor reproductions of package jvu (jv-table1, jv-fig12, …) are analyses of
 // the Google 2011 trace, not sweeps; they are targets too (see Target, Resolve and JVuSource)
 // and get their sections in the same report.
+//
+// A reproduction that fails (a cell's error) does not discard the others: its section shows the
+// error, the report is written for what finished — replacing an earlier report whole, through a
+// temporary file and a rename — and Run returns a SectionsError. Claims on cells the label does
+// not run (a seed of the paper label at label quick) are shown as not evaluable and not counted.
+// Intervals stay in each metric's domain (stats.DomainOf): fractions in [0, 1], times at or
+// above 0.
 package reproduce
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/base64"
 	"fmt"
@@ -48,6 +56,10 @@ type Options struct {
 	Sets []string
 	// Parallel is the number of sweep workers (≤ 0: GOMAXPROCS).
 	Parallel int
+	// Log, when set, receives a line as each figure is drawn and each reproduction fails or is
+	// written (the CLI passes stderr): figure rendering takes tens of seconds at the paper
+	// label.
+	Log io.Writer
 	// Progress, Terminal and ProgressEvery are passed to the sweeps.
 	Progress      io.Writer
 	Terminal      bool
@@ -96,10 +108,25 @@ type Report struct {
 	Sections []Section
 }
 
-// Section is one reproduction of a report: exactly one of Spec and JVu is set.
+// Section is one reproduction of a report: exactly one of Spec, JVu and Err is set.
 type Section struct {
+	// ID names the reproduction (Target.ID).
+	ID   string
 	Spec *SpecReport
 	JVu  *JVuReport
+	// Err is why the reproduction failed (its section in the report shows it).
+	Err error
+}
+
+// Failed returns the failed sections, in order.
+func (r *Report) Failed() []Section {
+	var out []Section
+	for _, s := range r.Sections {
+		if s.Err != nil {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // Specs returns the spec sections' reports, in order.
@@ -127,6 +154,9 @@ func (r *Report) JVu() []*JVuReport {
 // Tally counts a report's claims by verdict.
 type Tally struct {
 	Held, NotSignificant, NotHeld, Errors int
+	// NotEvaluable counts the claims that refer to cells the label does not run (a seed of
+	// the paper label at label quick): shown, and left out of the other counts.
+	NotEvaluable int
 	// Informational counts the claims shown for information only — the JamaisVu
 	// reproductions' at label quick, whose sample is too small for the paper's claims — and
 	// left out of the other counts.
@@ -147,6 +177,9 @@ func (t Tally) String() string {
 		s += fmt.Sprintf(", %d could not be evaluated", t.Errors)
 	}
 	s += ")"
+	if t.NotEvaluable > 0 {
+		s += fmt.Sprintf("; %d claims not counted: not evaluable at this label (they refer to seeds or settings it does not run)", t.NotEvaluable)
+	}
 	if t.Informational > 0 {
 		s += fmt.Sprintf("; %d JamaisVu claims at label quick not counted: the fixture is too small for the paper's claims", t.Informational)
 	}
@@ -161,6 +194,8 @@ func (t *Tally) add(v claim.Verdict) {
 		t.NotSignificant++
 	case claim.NotHeld:
 		t.NotHeld++
+	case claim.NotEvaluable:
+		t.NotEvaluable++
 	default:
 		t.Errors++
 	}
@@ -237,38 +272,86 @@ func RunTargets(ctx context.Context, targets []Target, o Options) (*Report, erro
 	}
 	rep := &Report{Label: o.Label}
 	var jvReps map[string]*JVuReport
-	for _, t := range targets {
+	var jvErr error
+	var failed []string
+	var first error
+	for i, t := range targets {
+		if err := ctx.Err(); err != nil {
+			// Interrupted: the targets not reached get a section saying so, and the report is
+			// still written for what finished.
+			for _, rest := range targets[i:] {
+				rep.Sections = append(rep.Sections, Section{ID: rest.ID(), Err: fmt.Errorf("not run: %w", err)})
+				failed = append(failed, rest.ID())
+			}
+			first = cmp.Or(first, err)
+			break
+		}
+		var sec Section
 		if t.JVu == "" {
 			sr, err := reproduceSpec(ctx, t.Spec, o)
-			if err != nil {
-				return rep, err
+			sec = Section{ID: t.ID(), Spec: sr, Err: err}
+		} else {
+			if jvReps == nil && jvErr == nil { // the first JamaisVu target runs them all
+				jrs, err := runJVu(jvIDs, jvSrc, o)
+				jvErr = err
+				jvReps = map[string]*JVuReport{}
+				for _, jr := range jrs {
+					jvReps[jr.Artifact.ID] = jr
+				}
 			}
-			rep.Sections = append(rep.Sections, Section{Spec: sr})
-			continue
-		}
-		if jvReps == nil { // the first JamaisVu target runs them all
-			if err := ctx.Err(); err != nil {
-				return rep, err
-			}
-			jrs, err := runJVu(jvIDs, jvSrc, o)
-			if err != nil {
-				return rep, err
-			}
-			jvReps = map[string]*JVuReport{}
-			for _, jr := range jrs {
-				jvReps[jr.Artifact.ID] = jr
+			sec = Section{ID: t.ID(), JVu: jvReps[t.JVu], Err: jvErr}
+			if sec.Err == nil && sec.JVu == nil {
+				sec.Err = fmt.Errorf("%s: no result", t.JVu)
 			}
 		}
-		rep.Sections = append(rep.Sections, Section{JVu: jvReps[t.JVu]})
+		if sec.Err != nil {
+			sec.Spec, sec.JVu = nil, nil
+			failed = append(failed, sec.ID)
+			first = cmp.Or(first, sec.Err)
+			o.logf("reproduce: %s failed: %v\n", sec.ID, sec.Err)
+		}
+		rep.Sections = append(rep.Sections, sec)
 	}
+	o.logf("reproduce: writing %s and %s\n", filepath.Join(o.Out, ReportFile), filepath.Join(o.Out, IndexFile))
 	if err := atomicWrite(filepath.Join(o.Out, ReportFile), func(w io.Writer) error { return rep.WriteMarkdown(w) }); err != nil {
 		return rep, err
 	}
 	if err := atomicWrite(filepath.Join(o.Out, IndexFile), func(w io.Writer) error { return rep.WriteHTML(w) }); err != nil {
 		return rep, err
 	}
+	if len(failed) > 0 {
+		return rep, &SectionsError{Failed: failed, Total: len(targets), First: first}
+	}
 	return rep, nil
 }
+
+// SectionsError is Run's error when some reproductions failed: the report was written for the
+// others, with a section saying what went wrong in each failed one. It unwraps to the first
+// failure's error (a configuration error keeps its exit status).
+type SectionsError struct {
+	// Failed are the IDs of the failed reproductions, in order.
+	Failed []string
+	// Total is the number of reproductions asked for.
+	Total int
+	First error
+}
+
+func (e *SectionsError) Error() string {
+	return fmt.Sprintf("reproduce: %d of %d reproductions failed (%s; their sections in the report say why): %v",
+		len(e.Failed), e.Total, strings.Join(e.Failed, ", "), e.First)
+}
+
+func (e *SectionsError) Unwrap() error { return e.First }
+
+// logf writes a progress line to o.Log, if set.
+func (o *Options) logf(format string, args ...any) {
+	if o.Log != nil {
+		fmt.Fprintf(o.Log, format, args...)
+	}
+}
+
+// runSweep runs a spec's sweep (a variable so that tests can make one fail).
+var runSweep = sweep.Run
 
 // SpecDir is where a spec's sweep and figures go under Out.
 func SpecDir(spec *experiments.Spec) string { return filepath.FromSlash(spec.ID) }
@@ -283,12 +366,12 @@ func reproduceSpec(ctx context.Context, spec *experiments.Spec, o Options) (*Spe
 	if o.Progress != nil {
 		fmt.Fprintf(o.Progress, "reproduce %s (label %s): %d cells\n", spec.ID, labelName(o.Label), len(plan.Cells))
 	}
-	res, err := sweep.Run(ctx, plan, sweep.Options{Out: dir, Parallel: o.Parallel, Progress: o.Progress, Terminal: o.Terminal, ProgressEvery: o.ProgressEvery})
+	res, err := runSweep(ctx, plan, sweep.Options{Out: dir, Parallel: o.Parallel, Progress: o.Progress, Terminal: o.Terminal, ProgressEvery: o.ProgressEvery})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", spec.ID, err)
 	}
 	sr := &SpecReport{Spec: plan.Spec, Label: o.Label, Dir: filepath.ToSlash(rel), Cells: len(plan.Cells), Ran: res.Ran, Cached: res.Cached, Seeds: plan.Spec.Seeds.Values()}
-	d := &data{spec: plan.Spec, t: res.Table, cache: filepath.Join(dir, sweep.CacheDir)}
+	d := &data{spec: plan.Spec, t: res.Table, cache: filepath.Join(dir, sweep.CacheDir), labels: otherLabels(spec, o.Label)}
 	sr.SeedInvariant = seedInvariant(res.Table)
 	figDir := filepath.Join(dir, FiguresDir)
 	if err := os.MkdirAll(figDir, 0o755); err != nil {
@@ -296,6 +379,7 @@ func reproduceSpec(ctx context.Context, spec *experiments.Spec, o Options) (*Spe
 	}
 	for i := range plan.Spec.Figures {
 		fs := &plan.Spec.Figures[i]
+		o.logf("reproduce %s: drawing %s (%d of %d)\n", spec.ID, fs.ID, i+1, len(plan.Spec.Figures))
 		b, err := d.build(fs)
 		if err != nil {
 			return nil, err

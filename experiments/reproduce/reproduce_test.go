@@ -644,7 +644,7 @@ func TestIndexHTMLInChromium(t *testing.T) {
 	}
 	// The JamaisVu figures are among the loaded images.
 	for _, id := range []string{"jv-table1", "jv-fig12"} {
-		if !regexp.MustCompile(`<img[^>]*alt="` + id + `"[^>]*data-loaded="yes"|<img[^>]*data-loaded="yes"[^>]*alt="` + id + `"`).Match(dom) {
+		if !regexp.MustCompile(`<img[^>]*alt="` + id + `[":][^>]*data-loaded="yes"|<img[^>]*data-loaded="yes"[^>]*alt="` + id + `[":]`).Match(dom) {
 			t.Errorf("the %s figure did not load in Chromium", id)
 		}
 	}

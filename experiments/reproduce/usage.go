@@ -11,6 +11,7 @@ import (
 	"github.com/schedlab/schedlab/experiments"
 	"github.com/schedlab/schedlab/experiments/sweep"
 	"github.com/schedlab/schedlab/report"
+	"github.com/schedlab/schedlab/report/stats"
 )
 
 // usageSeries is one cell's usage of one resource dimension: per queue (in queue-index order),
@@ -154,6 +155,7 @@ func (d *data) buildUsage(fig *experiments.Figure, rows []sweep.Row) (*built, er
 			ls = append(ls, se)
 		}
 		b.fig = report.NewLines(fig.ID, fig.Title, xLabel, yLabel, ls...)
+		b.fig.YDomain = stats.Fraction // usage is a fraction of capacity
 	}
 	b.fig.LogX, b.fig.LogY = fig.LogX, fig.LogY
 	if err := b.fig.Validate(); err != nil {
