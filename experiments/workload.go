@@ -108,7 +108,11 @@ func resolveWorkloadSettings(v *viper.Viper, c *WorkloadConfig) error {
 				settings.Generator[k.Name] = v.Get("workload." + g.name + "." + k.Name)
 			}
 		}
-		if _, err := generatorOptions(c.Generator, settings.Generator, false); err != nil {
+		opts, err := generatorOptions(c.Generator, settings.Generator, false)
+		if err != nil {
+			return err
+		}
+		if err := validateGenerator(c.Generator, opts); err != nil {
 			return err
 		}
 	}
@@ -376,15 +380,19 @@ func generateWorkload(c WorkloadConfig, values map[string]any) (*traces.Workload
 		return nil, err
 	}
 	r := Rand(c.Seed, "workload/generate/"+c.Generator)
+	var w *traces.Workload
 	switch o := opts.(type) {
 	case bpf.Options:
-		return bpf.Generate(o, r)
+		w, err = bpf.Generate(o, r)
 	case cora.Options:
-		return cora.Generate(o, r)
+		w, err = cora.Generate(o, r)
 	case jamaisvu.Options:
-		return jamaisvu.Generate(o, r)
+		w, err = jamaisvu.Generate(o, r)
 	case decima.StreamOptions:
-		return decima.Stream(o, r)
+		w, err = decima.Stream(o, r)
+	default:
+		return nil, fmt.Errorf("experiments: generator %q has no options type", c.Generator)
 	}
-	return nil, fmt.Errorf("experiments: generator %q has no options type", c.Generator)
+	// An option error names the Go field (Options.LQs); report the key (workload.bpf.lqs).
+	return w, generatorErr(c.Generator, err)
 }
