@@ -298,6 +298,9 @@ func LoadWorkload(c WorkloadConfig) (*traces.Workload, error) {
 		if file, err = datapath.Resolve(c.Name); err != nil {
 			return nil, err
 		}
+		if err := CheckRegular(file, false); err != nil { // before a reader blocks on a pipe
+			return nil, fmt.Errorf("workload.name: %w", err)
+		}
 	}
 	switch {
 	case c.Generator != "":

@@ -117,6 +117,9 @@ otherwise (so is the working directory: name one below it).`,
 // a value, and files over experiments.MaxYAMLBytes, of more than one YAML document (viper would
 // read the first and ignore the rest) or of aliases that expand past experiments.MaxYAMLAliasNodes.
 func readConfigFile(v *viper.Viper, path string) error {
+	if err := experiments.CheckRegular(path, false); err != nil {
+		return fmt.Errorf("%w: --config: %v", experiments.ErrConfig, err)
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return fmt.Errorf("%w: --config: %v", experiments.ErrConfig, err)
