@@ -49,6 +49,7 @@ func NewPolicy(c Config) (policies.Policy, error) {
 	p, err := reg.New(c.Policy.Name, policies.Options{
 		Level: c.Policy.Level, Backfill: c.Policy.Backfill, ClassOrder: c.Policy.ClassOrder,
 		Params: c.Policy.Params, Seed: uint64(c.Seed), DumpModels: c.DumpModels,
+		Cycle: traces.FromSeconds(c.Engine.CycleS),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrConfig, err)
