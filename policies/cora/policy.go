@@ -42,7 +42,7 @@ type CORA struct {
 
 // counters are the deterministic per-run counts reported as metrics.
 type counters struct {
-	events, failures, timeouts, fallbacks, inexact, lpDiffers, lpFractional int
+	events, failures, timeouts, fallbacks, inexact, lpDiffers, lpFractional, sizeLimited int
 }
 
 var (
@@ -134,8 +134,28 @@ func (p *CORA) decide(v policies.View, active []policies.JobID) error {
 	return nil
 }
 
+// checkSize refuses a problem over the size bounds before a solver allocates for it: more than
+// MaxProblemSlots slots, or for the LP more than max_lp_vars variables.
+func (p *CORA) checkSize(prob *Problem) error {
+	if prob.Slots > MaxProblemSlots {
+		return fmt.Errorf("cora: %d slots, over the bound of %d (raise policy.params.%s or set %s)", prob.Slots, MaxProblemSlots, ParamSlot, ParamMaxSlots)
+	}
+	if p.cfg.solver == SolverLP {
+		if vars := 4 * prob.Jobs() * prob.Slots * prob.Resources(); vars > p.cfg.maxLPVars {
+			return fmt.Errorf("cora: the FINAL LP would have %d variables (4 × %d jobs × %d slots × %d resources), over policy.params.%s=%d",
+				vars, prob.Jobs(), prob.Slots, prob.Resources(), ParamMaxLPVars, p.cfg.maxLPVars)
+		}
+	}
+	return nil
+}
+
 // solve runs the configured solver and records its statistics.
 func (p *CORA) solve(prob *Problem, rec *eventRecord) (*Solution, error) {
+	if err := p.checkSize(prob); err != nil {
+		rec.status = statusSizeLimit
+		p.counts.sizeLimited++
+		return nil, err
+	}
 	if p.cfg.solver == SolverExact {
 		sw := solver.StartStopwatch()
 		sol, err := Exact(prob, ExactBudget{})
@@ -234,6 +254,9 @@ func (p *CORA) fallback(active []policies.JobID) {
 		}
 	}
 }
+
+// statusSizeLimit is the events table's status of a problem over the size bounds, not solved.
+const statusSizeLimit = "size_limit"
 
 func sum(xs []float64) float64 {
 	var s float64
