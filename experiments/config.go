@@ -9,10 +9,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/spf13/cast"
 	"github.com/spf13/viper"
@@ -73,6 +75,12 @@ type Config struct {
 	// they solve (`schedlab run --dump-models DIR`). It is not a configuration key: it changes
 	// no result, and neither config.yaml nor a sweep's cache key records it.
 	DumpModels string
+	// Progress, when set, receives a progress line every ProgressEvery (default
+	// DefaultProgressEvery) of wall time while the run loads and replays: simulated time,
+	// scheduling calls and what the policy is solving. Not a configuration key: it changes no
+	// result.
+	Progress      io.Writer
+	ProgressEvery time.Duration
 }
 
 // PredictConfig selects the online runtime predictor (policies/predict).

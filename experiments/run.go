@@ -71,11 +71,13 @@ func (c Config) EngineConfig() replay.Config {
 
 // Run loads the workload, replays it under the configured policy and summarizes the result.
 func Run(c Config) (*Outcome, error) {
+	prog := startProgress(c.Progress, c.ProgressEvery, "loading workload "+c.Workload.input())
+	defer prog.finish()
 	w, err := LoadWorkload(c.Workload)
 	if err != nil {
 		return nil, err
 	}
-	return RunWorkload(c, w)
+	return runHashed(c, w, w.Hash(), prog)
 }
 
 // RunWorkload replays an already loaded workload. The workload is not modified.
@@ -86,6 +88,13 @@ func RunWorkload(c Config, w *traces.Workload) (*Outcome, error) {
 // RunHashed is RunWorkload for a caller that already holds the workload's content hash (a sweep
 // loads and hashes a workload once for many cells).
 func RunHashed(c Config, w *traces.Workload, hash string) (*Outcome, error) {
+	prog := startProgress(c.Progress, c.ProgressEvery, "preparing the replay")
+	defer prog.finish()
+	return runHashed(c, w, hash, prog)
+}
+
+func runHashed(c Config, w *traces.Workload, hash string, prog *runProgress) (*Outcome, error) {
+	prog.setPhase("preparing the replay of " + w.Name)
 	// Every replay passes here: refuse a workload over the limits before the engine allocates.
 	if err := c.Workload.Limits.Check(w); err != nil {
 		return nil, fmt.Errorf("workload %s: %w", w.Name, err)
@@ -109,7 +118,7 @@ func RunHashed(c Config, w *traces.Workload, hash string) (*Outcome, error) {
 	}
 	probe := newWaitProbe(w, ec.Cycle)
 	ec.Log = probe.log
-	e, err := replay.New(w, p, ec)
+	e, err := replay.New(w, prog.track(p), ec)
 	if err != nil {
 		return nil, err
 	}

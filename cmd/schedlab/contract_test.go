@@ -68,6 +68,7 @@ func TestExitStatusContract(t *testing.T) {
 		{"reproduce --parallel -1", []string{"reproduce", "--parallel", "-1", "demo"}, nil, 2, []string{"--parallel -1: want at least 1"}, ""},
 		{"a negative progress interval", []string{"sweep", "--progress-interval", "-5s", "demo/policies"}, nil, 2, []string{"--progress-interval -5s: want a positive duration"}, ""},
 		{"a zero progress interval", []string{"reproduce", "--progress-interval", "0s", "demo"}, nil, 2, []string{"--progress-interval 0s: want a positive duration"}, ""},
+		{"a zero run progress interval", []string{"run", "--progress-interval", "0s"}, nil, 2, []string{"--progress-interval 0s: want a positive duration"}, ""},
 		{"sweep --parallel 0", []string{"sweep", "--parallel", "0", "demo/policies"}, nil, 2, []string{"--parallel 0: want at least 1"}, ""},
 		// Configuration: keys and values.
 		{"a mistyped key is suggested, not listed", []string{"run", "--set", "engine.cycel_s=1"}, nil, 2, []string{`unknown config key "engine.cycel_s" in --set, did you mean engine.cycle_s?`}, "workload.name"},
@@ -274,6 +275,28 @@ func TestNamedPipesAreRefused(t *testing.T) {
 		msg := stderr.String()
 		if blocked || code != tc.code || !strings.Contains(msg, tc.want) || strings.Count(msg, "\n") != 1 {
 			t.Errorf("%s: blocked %v, exit %d, stderr %q; want exit %d and one line with %q", strings.Join(tc.args, " "), blocked, code, msg, tc.code, tc.want)
+		}
+	}
+}
+
+// TestRunProgressLines: a run prints progress lines on stderr every --progress-interval (none
+// with -q), and its outputs are the same bytes as without them.
+func TestRunProgressLines(t *testing.T) {
+	dir := t.TempDir()
+	loud, quiet := filepath.Join(dir, "loud"), filepath.Join(dir, "quiet")
+	_, errOut, code := runCLI(t, "run", "--set", "engine.horizon_s=20000", "--progress-interval", "1ms", "--out", loud)
+	if code != 0 || !strings.Contains(errOut, "schedlab: t=") || !strings.Contains(errOut, " s simulated, ") {
+		t.Fatalf("exit %d, stderr %q; want progress lines", code, errOut)
+	}
+	_, errOut, code = runCLI(t, "run", "-q", "--set", "engine.horizon_s=20000", "--progress-interval", "1ms", "--out", quiet)
+	if code != 0 || errOut != "" {
+		t.Fatalf("-q: exit %d, stderr %q; want nothing", code, errOut)
+	}
+	for _, f := range []string{experiments.JobsFile, experiments.ConfigFile} {
+		a, errA := os.ReadFile(filepath.Join(loud, f))
+		b, errB := os.ReadFile(filepath.Join(quiet, f))
+		if errA != nil || errB != nil || !bytes.Equal(a, b) {
+			t.Errorf("%s differs with progress lines (%v, %v)", f, errA, errB)
 		}
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strconv"
+	"sync/atomic"
 
 	"github.com/schedlab/schedlab/policies"
 	"github.com/schedlab/schedlab/policies/internal/grant"
@@ -38,6 +40,10 @@ type CORA struct {
 	log    eventLog
 	shadow shadowLog
 	counts counters
+
+	// solving describes the solve under way for Activity, which progress lines call from
+	// another goroutine: the LP's variables, or the exact solver's jobs × slots (0: none).
+	solvingLP, solvingExact atomic.Int64
 }
 
 // counters are the deterministic per-run counts reported as metrics.
@@ -157,6 +163,8 @@ func (p *CORA) solve(prob *Problem, rec *eventRecord) (*Solution, error) {
 		return nil, err
 	}
 	if p.cfg.solver == SolverExact {
+		p.solvingExact.Store(int64(prob.Jobs()) * int64(prob.Slots))
+		defer p.solvingExact.Store(0)
 		sw := solver.StartStopwatch()
 		sol, err := Exact(prob, ExactBudget{})
 		rec.wall = sw.Elapsed().Seconds() * 1000
@@ -178,6 +186,8 @@ func (p *CORA) solve(prob *Problem, rec *eventRecord) (*Solution, error) {
 		}
 		p.lp, p.done = s, func() { s.Close() }
 	}
+	p.solvingLP.Store(4 * int64(prob.Jobs()) * int64(prob.Slots) * int64(prob.Resources()))
+	defer p.solvingLP.Store(0)
 	lpr := &lpRecord{}
 	rec.lp = lpr
 	sw := solver.StartStopwatch()
@@ -217,6 +227,27 @@ func (p *CORA) solve(prob *Problem, rec *eventRecord) (*Solution, error) {
 		}
 	}
 	return res.Solution, nil
+}
+
+// Activity says what the policy is doing for progress lines ("solving a 12,000-variable LP";
+// "" between solves). It is safe to call while the replay runs; nothing in the run reads it.
+func (p *CORA) Activity() string {
+	if n := p.solvingLP.Load(); n > 0 {
+		return "solving a " + grouped(n) + "-variable LP (FINAL)"
+	}
+	if n := p.solvingExact.Load(); n > 0 {
+		return "solving CORA exactly over " + grouped(n) + " job-slots"
+	}
+	return ""
+}
+
+// grouped writes n with thousands separators: 12,000.
+func grouped(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }
 
 // install makes a solution the decision in force: jobs in its order, each with its first-slot

@@ -106,3 +106,19 @@ func TestProblemSlotsAreBounded(t *testing.T) {
 		}
 	}
 }
+
+// TestActivity: during a solve the policy says what it solves, for progress lines.
+func TestActivity(t *testing.T) {
+	p := &CORA{}
+	if got := p.Activity(); got != "" {
+		t.Errorf("idle: %q", got)
+	}
+	p.solvingExact.Store(25600)
+	if got, want := p.Activity(), "solving CORA exactly over 25,600 job-slots"; got != want {
+		t.Errorf("exact: %q, want %q", got, want)
+	}
+	p.solvingLP.Store(1024000)
+	if got, want := p.Activity(), "solving a 1,024,000-variable LP (FINAL)"; got != want {
+		t.Errorf("lp: %q, want %q", got, want)
+	}
+}

@@ -78,3 +78,16 @@ func TestSizeLimits(t *testing.T) {
 		}
 	}
 }
+
+// TestActivity: during a solve the policy says what it solves, for progress lines; between
+// solves nothing.
+func TestActivity(t *testing.T) {
+	p := &Policy{}
+	if got := p.Activity(); got != "" {
+		t.Errorf("idle: %q", got)
+	}
+	p.solving.Store(12000)
+	if got, want := p.Activity(), "solving a 12,000-variable MILP"; got != want {
+		t.Errorf("solving: %q, want %q", got, want)
+	}
+}
