@@ -35,6 +35,10 @@ type progress struct {
 	lastDraw time.Time
 	printed  int // cells done at the last plain line
 	now      func() time.Time
+	// stop ends the ticker that redraws while no cell finishes, so that a sweep of long cells
+	// is not silent (a plain line every interval at most, the bar's elapsed time every second).
+	stop chan struct{}
+	tick sync.WaitGroup
 }
 
 func newProgress(o Options, total, cached int) *progress {
@@ -48,6 +52,27 @@ func newProgress(o Options, total, cached int) *progress {
 		fmt.Fprintf(p.w, "sweep: %d cells, %d cached, %d to run\n", total, cached, total-cached)
 	}
 	p.draw(true)
+	if p.w != nil {
+		every := p.every
+		if p.tty {
+			every = time.Second
+		}
+		p.stop = make(chan struct{})
+		p.tick.Add(1)
+		go func() {
+			defer p.tick.Done()
+			t := time.NewTicker(every)
+			defer t.Stop()
+			for {
+				select {
+				case <-p.stop:
+					return
+				case <-t.C:
+					p.draw(false)
+				}
+			}
+		}()
+	}
 	return p
 }
 
@@ -143,6 +168,8 @@ func (p *progress) finish() {
 	if p == nil || p.w == nil {
 		return
 	}
+	close(p.stop)
+	p.tick.Wait()
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.tty {
