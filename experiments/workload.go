@@ -190,6 +190,9 @@ func generatorOptions(name string, values map[string]any, load bool) (any, error
 		if path, err = datapath.Resolve(path); err != nil {
 			return nil, err
 		}
+		if err := CheckRegular(path, name != "bpf"); err != nil { // a named pipe would block the read
+			return nil, fmt.Errorf("workload.%s.%s: %w", name, map[string]string{"bpf": "queries", "jamaisvu": "trace", "decima": "dir"}[name], err)
+		}
 		switch name {
 		case "bpf":
 			if path == "" {

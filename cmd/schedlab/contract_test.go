@@ -264,6 +264,8 @@ func TestNamedPipesAreRefused(t *testing.T) {
 		{[]string{"sweep", spec, "--out", filepath.Join(dir, "o")}, 2, "spec.yaml: " + pipe},
 		{[]string{"sweep", include, "--out", filepath.Join(dir, "o")}, 2, "spec.yaml: " + pipe},
 		{[]string{"run", "--workload", wl, "--out", filepath.Join(dir, "r")}, 1, "workload.name: " + wl + ": " + pipe},
+		{[]string{"run", "--set", "workload.generator=bpf", "--set", "workload.bpf.queries=" + src}, 1, "workload.bpf.queries: " + src + ": " + pipe},
+		{[]string{"run", "--set", "predict.name=jvupredict", "--set", "predict.warm=" + src, "--set", "engine.horizon_s=1"}, 1, "predict.warm: " + src + ": " + pipe},
 		{[]string{"trace", "import", "tpcdag", "--src", src, "--out", filepath.Join(dir, "x.parquet")}, 1, "--src " + src + ": " + pipe},
 		{[]string{"trace", "import", "google2011", "--src", src, "--out", filepath.Join(dir, "x.parquet")}, 1, "--src " + src + ": " + pipe},
 	} {
