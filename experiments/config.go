@@ -9,10 +9,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/spf13/cast"
 	"github.com/spf13/viper"
@@ -73,6 +75,12 @@ type Config struct {
 	// they solve (`schedlab run --dump-models DIR`). It is not a configuration key: it changes
 	// no result, and neither config.yaml nor a sweep's cache key records it.
 	DumpModels string
+	// Progress, when set, receives a progress line every ProgressEvery (default
+	// DefaultProgressEvery) of wall time while the run loads and replays: simulated time,
+	// scheduling calls and what the policy is solving. Not a configuration key: it changes no
+	// result.
+	Progress      io.Writer
+	ProgressEvery time.Duration
 }
 
 // PredictConfig selects the online runtime predictor (policies/predict).
@@ -227,6 +235,64 @@ func checkEmpty(v *viper.Viper) error {
 	return nil
 }
 
+// MaxSeconds bounds every seconds-valued key the engine converts to int64 microseconds (about
+// 31.7 years, as the shaping and generator keys), so the conversion cannot overflow.
+const MaxSeconds = 1e9
+
+// integerKey reports whether a key's values are integers (its default is one).
+func integerKey(k Key) bool {
+	switch k.Default.(type) {
+	case int, int32, int64:
+		return true
+	}
+	return false
+}
+
+// checkIntegers rejects a value with a fractional part, or beyond int64, for an integer key:
+// converting 2.5 to an integer silently dropped the .5.
+func checkIntegers(v *viper.Viper) error {
+	for _, k := range Keys {
+		if !integerKey(k) {
+			continue
+		}
+		if err := integral(v.Get(k.Name)); err != nil {
+			return configErr("%s: %v", k.Name, err)
+		}
+	}
+	return nil
+}
+
+// integral checks that x, if it is a number or a numeric string, is a whole number within int64;
+// other values are left to the key's own conversion.
+func integral(x any) error {
+	var f float64
+	switch t := x.(type) {
+	case float32:
+		f = float64(t)
+	case float64:
+		f = t
+	case string:
+		s := strings.TrimSpace(t)
+		if _, err := strconv.ParseInt(s, 0, 64); err == nil {
+			return nil
+		}
+		g, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			return nil
+		}
+		f = g
+	default:
+		return nil
+	}
+	if math.IsNaN(f) || math.IsInf(f, 0) || f >= math.MaxInt64 || f < math.MinInt64 {
+		return fmt.Errorf("want an integer, got %v", x)
+	}
+	if f != math.Trunc(f) {
+		return fmt.Errorf("want an integer, got %v; did you mean %.0f or %.0f?", x, math.Floor(f), math.Ceil(f))
+	}
+	return nil
+}
+
 // ApplySet applies "key=value" overrides, rejecting unknown keys and malformed pairs.
 func ApplySet(v *viper.Viper, sets []string) error {
 	for _, s := range sets {
@@ -269,6 +335,9 @@ func Resolve(v *viper.Viper) (Config, error) {
 	if err := checkEmpty(v); err != nil {
 		return Config{}, err
 	}
+	if err := checkIntegers(v); err != nil {
+		return Config{}, err
+	}
 	var c Config
 	var err error
 	get := func(key string, f func(any) error) {
@@ -301,6 +370,18 @@ func Resolve(v *viper.Viper) (Config, error) {
 			return nil
 		}
 	}
+	// seconds reads a time in seconds that the engine converts to int64 microseconds.
+	seconds := func(dst *float64) func(any) error {
+		return func(x any) error {
+			if e := nonNegFloat(dst)(x); e != nil {
+				return e
+			}
+			if *dst > MaxSeconds {
+				return fmt.Errorf("want seconds in [0, %g], got %v", MaxSeconds, x)
+			}
+			return nil
+		}
+	}
 	get("seed", func(x any) error {
 		if s, ok := x.(string); ok {
 			n, e := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
@@ -328,12 +409,12 @@ func Resolve(v *viper.Viper) (Config, error) {
 	get("policy.level", str(&c.Policy.Level))
 	get("policy.backfill", boolean(&c.Policy.Backfill))
 	get("policy.class_order", strList(&c.Policy.ClassOrder))
-	get("engine.cycle_s", nonNegFloat(&c.Engine.CycleS))
-	get("engine.preempt_delay_s", nonNegFloat(&c.Engine.PreemptDelayS))
+	get("engine.cycle_s", seconds(&c.Engine.CycleS))
+	get("engine.preempt_delay_s", seconds(&c.Engine.PreemptDelayS))
 	get("engine.preempt_keeps_work", boolean(&c.Engine.PreemptKeepsWork))
-	get("engine.horizon_s", nonNegFloat(&c.Engine.HorizonS))
+	get("engine.horizon_s", seconds(&c.Engine.HorizonS))
 	get("engine.oracle", boolean(&c.Engine.Oracle))
-	get("metrics.usage_window_s", nonNegFloat(&c.Metrics.UsageWindowS))
+	get("metrics.usage_window_s", seconds(&c.Metrics.UsageWindowS))
 	get("predict.name", str(&c.Predict.Name))
 	get("predict.features", strList(&c.Predict.Features))
 	get("predict.estimators", strList(&c.Predict.Estimators))

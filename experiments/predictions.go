@@ -55,6 +55,9 @@ func warmedJVu(trace string, o predict.Options) (*predict.JVu, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := CheckRegular(trace, true); err != nil { // a named pipe would block the warm-up
+		return nil, fmt.Errorf("predict.warm: %w", err)
+	}
 	key := fmt.Sprintf("%s\x00%+v", trace, o)
 	warmCache.Lock()
 	e := warmCache.m[key]

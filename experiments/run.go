@@ -61,6 +61,7 @@ func NewPolicy(c Config) (policies.Policy, error) {
 	p, err := reg.New(c.Policy.Name, policies.Options{
 		Level: c.Policy.Level, Backfill: c.Policy.Backfill, ClassOrder: c.Policy.ClassOrder,
 		Params: c.Policy.Params, Seed: uint64(c.Seed), DumpModels: c.DumpModels,
+		Cycle: traces.FromSeconds(c.Engine.CycleS),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrConfig, err)
@@ -82,11 +83,13 @@ func (c Config) EngineConfig() replay.Config {
 
 // Run loads the workload, replays it under the configured policy and summarizes the result.
 func Run(c Config) (*Outcome, error) {
+	prog := startProgress(c.Progress, c.ProgressEvery, "loading workload "+c.Workload.input())
+	defer prog.finish()
 	w, err := LoadWorkload(c.Workload)
 	if err != nil {
 		return nil, err
 	}
-	return RunWorkload(c, w)
+	return runHashed(c, w, w.Hash(), prog)
 }
 
 // RunWorkload replays an already loaded workload. The workload is not modified.
@@ -98,6 +101,13 @@ func RunWorkload(c Config, w *traces.Workload) (*Outcome, error) {
 // loads and hashes a workload once for many cells).
 func RunHashed(c Config, w *traces.Workload, hash string) (*Outcome, error) {
 	buildid.Prefetch() // the provenance names the build: hash the executable during the replay
+	prog := startProgress(c.Progress, c.ProgressEvery, "preparing the replay")
+	defer prog.finish()
+	return runHashed(c, w, hash, prog)
+}
+
+func runHashed(c Config, w *traces.Workload, hash string, prog *runProgress) (*Outcome, error) {
+	prog.setPhase("preparing the replay of " + w.Name)
 	// Every replay passes here: refuse a workload over the limits before the engine allocates.
 	if err := c.Workload.Limits.Check(w); err != nil {
 		return nil, fmt.Errorf("workload %s: %w", w.Name, err)
@@ -121,7 +131,7 @@ func RunHashed(c Config, w *traces.Workload, hash string) (*Outcome, error) {
 	}
 	probe := newWaitProbe(w, ec.Cycle)
 	ec.Log = probe.log
-	e, err := replay.New(w, p, ec)
+	e, err := replay.New(w, prog.track(p), ec)
 	if err != nil {
 		return nil, err
 	}

@@ -115,7 +115,7 @@ func (p *specParser) load(name string, stack []string) (*yaml.Node, error) {
 		}
 		// Remove the include key; later includes win over earlier ones, the file over all.
 		root.Content = append(root.Content[:i:i], root.Content[i+2:]...)
-		var merged *yaml.Node
+		var subs []*yaml.Node
 		for _, nn := range names {
 			nn = deref(nn)
 			if nn.Kind != yaml.ScalarNode || nn.Value == "" {
@@ -126,15 +126,17 @@ func (p *specParser) load(name string, stack []string) (*yaml.Node, error) {
 			if err != nil {
 				return nil, err
 			}
-			if merged == nil {
-				merged = sub
-			} else {
-				mergeInto(sub, merged)
-				merged = sub
-			}
+			subs = append(subs, sub)
 		}
-		if merged != nil {
-			mergeInto(root, merged)
+		if len(subs) > 0 {
+			// The last include wins, so it takes the earlier ones in, latest first; one merger
+			// indexes each mapping once however many includes merge into it.
+			m := merger{}
+			merged := subs[len(subs)-1]
+			for i := len(subs) - 2; i >= 0; i-- {
+				m.into(merged, subs[i])
+			}
+			m.into(root, merged)
 		}
 		break
 	}
@@ -143,22 +145,42 @@ func (p *specParser) load(name string, stack []string) (*yaml.Node, error) {
 
 // mergeInto adds src's mapping entries to dst where dst lacks them, recursing into mappings
 // present in both. dst wins for scalars and sequences.
-func mergeInto(dst, src *yaml.Node) {
+func mergeInto(dst, src *yaml.Node) { merger{}.into(dst, src) }
+
+// merger merges mappings in time linear in their sizes: it keeps an index of the keys of every
+// mapping merged into, so that merging many includes into one spec does not rescan it (ten
+// included fragments of 20,000 names each merged in quadratic time never ended).
+type merger map[*yaml.Node]map[string]int
+
+// index returns the position of each key of the mapping n (the first of duplicates, as
+// fields reports them).
+func (m merger) index(n *yaml.Node) map[string]int {
+	if idx, ok := m[n]; ok {
+		return idx
+	}
+	idx := make(map[string]int, len(n.Content)/2)
+	for j := 0; j+1 < len(n.Content); j += 2 {
+		if _, dup := idx[n.Content[j].Value]; !dup {
+			idx[n.Content[j].Value] = j
+		}
+	}
+	m[n] = idx
+	return idx
+}
+
+// into is mergeInto, keeping the indexes up to date.
+func (m merger) into(dst, src *yaml.Node) {
+	idx := m.index(dst)
 	for i := 0; i+1 < len(src.Content); i += 2 {
 		k, sv := src.Content[i], deref(src.Content[i+1])
-		found := false
-		for j := 0; j+1 < len(dst.Content); j += 2 {
-			if dst.Content[j].Value == k.Value {
-				found = true
-				if dv := deref(dst.Content[j+1]); dv.Kind == yaml.MappingNode && sv.Kind == yaml.MappingNode {
-					mergeInto(dv, sv)
-				}
-				break
+		if j, found := idx[k.Value]; found {
+			if dv := deref(dst.Content[j+1]); dv.Kind == yaml.MappingNode && sv.Kind == yaml.MappingNode {
+				m.into(dv, sv)
 			}
+			continue
 		}
-		if !found {
-			dst.Content = append(dst.Content, k, sv)
-		}
+		idx[k.Value] = len(dst.Content)
+		dst.Content = append(dst.Content, k, sv)
 	}
 }
 
@@ -333,6 +355,9 @@ func editDistance(a, b string) int {
 // CheckValue validates one configuration key and value as Resolve would, and checks that a
 // policy.name names a registered policy.
 func CheckValue(key string, val any) error {
+	if strings.HasPrefix(key, "policy.params.") {
+		return nil // free-form, checked by the policy: resolving them checks nothing
+	}
 	v := NewViper()
 	v.Set(key, val)
 	c, err := Resolve(v)

@@ -108,7 +108,11 @@ func resolveWorkloadSettings(v *viper.Viper, c *WorkloadConfig) error {
 				settings.Generator[k.Name] = v.Get("workload." + g.name + "." + k.Name)
 			}
 		}
-		if _, err := generatorOptions(c.Generator, settings.Generator, false); err != nil {
+		opts, err := generatorOptions(c.Generator, settings.Generator, false)
+		if err != nil {
+			return err
+		}
+		if err := validateGenerator(c.Generator, opts); err != nil {
 			return err
 		}
 	}
@@ -185,6 +189,9 @@ func generatorOptions(name string, values map[string]any, load bool) (any, error
 		var err error
 		if path, err = datapath.Resolve(path); err != nil {
 			return nil, err
+		}
+		if err := CheckRegular(path, name != "bpf"); err != nil { // a named pipe would block the read
+			return nil, fmt.Errorf("workload.%s.%s: %w", name, map[string]string{"bpf": "queries", "jamaisvu": "trace", "decima": "dir"}[name], err)
 		}
 		switch name {
 		case "bpf":
@@ -294,6 +301,9 @@ func LoadWorkload(c WorkloadConfig) (*traces.Workload, error) {
 		if file, err = datapath.Resolve(c.Name); err != nil {
 			return nil, err
 		}
+		if err := CheckRegular(file, false); err != nil { // before a reader blocks on a pipe
+			return nil, fmt.Errorf("workload.name: %w", err)
+		}
 	}
 	switch {
 	case c.Generator != "":
@@ -376,15 +386,19 @@ func generateWorkload(c WorkloadConfig, values map[string]any) (*traces.Workload
 		return nil, err
 	}
 	r := Rand(c.Seed, "workload/generate/"+c.Generator)
+	var w *traces.Workload
 	switch o := opts.(type) {
 	case bpf.Options:
-		return bpf.Generate(o, r)
+		w, err = bpf.Generate(o, r)
 	case cora.Options:
-		return cora.Generate(o, r)
+		w, err = cora.Generate(o, r)
 	case jamaisvu.Options:
-		return jamaisvu.Generate(o, r)
+		w, err = jamaisvu.Generate(o, r)
 	case decima.StreamOptions:
-		return decima.Stream(o, r)
+		w, err = decima.Stream(o, r)
+	default:
+		return nil, fmt.Errorf("experiments: generator %q has no options type", c.Generator)
 	}
-	return nil, fmt.Errorf("experiments: generator %q has no options type", c.Generator)
+	// An option error names the Go field (Options.LQs); report the key (workload.bpf.lqs).
+	return w, generatorErr(c.Generator, err)
 }

@@ -34,6 +34,11 @@ func ReadYAML(r io.Reader, name string) ([]byte, error) {
 
 // readSpecFile reads a spec file of fsys (ReadYAML).
 func readSpecFile(fsys fs.FS, name string) ([]byte, error) {
+	if fi, err := fs.Stat(fsys, name); err == nil {
+		if err := checkMode(name, fi.Mode(), false); err != nil {
+			return nil, err
+		}
+	}
 	f, err := fsys.Open(name)
 	if err != nil {
 		return nil, err

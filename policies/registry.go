@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/schedlab/schedlab/traces"
 )
 
 // Options configure a policy instance. Fields a policy does not use are ignored; policy-specific
@@ -26,6 +28,9 @@ type Options struct {
 	// DumpModels, when set, is a directory into which a solver-backed policy writes every model
 	// it solves (pass it as solver.Options.DumpDir). Empty: no dumps.
 	DumpModels string
+	// Cycle is the engine's scheduling period (0: event-driven), for policies whose parameters
+	// are checked against it when they are built (jvusched's time slices).
+	Cycle traces.Time
 }
 
 // Factory builds a policy from options.

@@ -2,12 +2,15 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/schedlab/schedlab/experiments"
 )
@@ -65,6 +68,7 @@ func TestExitStatusContract(t *testing.T) {
 		{"reproduce --parallel -1", []string{"reproduce", "--parallel", "-1", "demo"}, nil, 2, []string{"--parallel -1: want at least 1"}, ""},
 		{"a negative progress interval", []string{"sweep", "--progress-interval", "-5s", "demo/policies"}, nil, 2, []string{"--progress-interval -5s: want a positive duration"}, ""},
 		{"a zero progress interval", []string{"reproduce", "--progress-interval", "0s", "demo"}, nil, 2, []string{"--progress-interval 0s: want a positive duration"}, ""},
+		{"a zero run progress interval", []string{"run", "--progress-interval", "0s"}, nil, 2, []string{"--progress-interval 0s: want a positive duration"}, ""},
 		{"sweep --parallel 0", []string{"sweep", "--parallel", "0", "demo/policies"}, nil, 2, []string{"--parallel 0: want at least 1"}, ""},
 		// Configuration: keys and values.
 		{"a mistyped key is suggested, not listed", []string{"run", "--set", "engine.cycel_s=1"}, nil, 2, []string{`unknown config key "engine.cycel_s" in --set, did you mean engine.cycle_s?`}, "workload.name"},
@@ -79,6 +83,22 @@ func TestExitStatusContract(t *testing.T) {
 		{"a negative limit", []string{"run", "--set", "limits.max_tasks=-1"}, nil, 2, []string{"limits.max_tasks: want an integer ≥ 0"}, ""},
 		{"a trillion machines", []string{"run", "--set", "workload.machines=1000000000000"}, nil, 2, []string{"workload.machines: 1000000000000 exceeds the limit of", "limits.max_machines, derived from"}, ""},
 		{"machines over an explicit limit", []string{"run", "--set", "workload.machines=100", "--set", "limits.max_machines=50"}, nil, 2, []string{"workload.machines: 100 exceeds the limit of 50 machines (limits.max_machines)"}, ""},
+		{"a fractional integer key", []string{"run", "--set", "workload.machines=2.5"}, nil, 2, []string{"workload.machines: want an integer, got 2.5; did you mean 2 or 3?"}, ""},
+		{"a fractional integer in --config", []string{"run", "--config", contract("fractional-integer.yaml")}, nil, 2, []string{"config: limits.max_tasks: want an integer, got 2.5; did you mean 2 or 3?"}, ""},
+		{"a fractional generator count", []string{"run", "--set", "workload.generator=cora", "--set", "workload.cora.jobs=2.5"}, nil, 2, []string{"workload.cora.jobs: want an integer, got 2.5; did you mean 2 or 3?"}, ""},
+		{"a horizon of 1e300 s names the key", []string{"run", "--set", "engine.horizon_s=1e300"}, nil, 2, []string{"engine.horizon_s: want seconds in [0, 1e+09], got 1e300"}, "replay:"},
+		{"a cycle of 1e12 s names the key", []string{"run", "--set", "engine.cycle_s=1e12"}, nil, 2, []string{"engine.cycle_s: want seconds in [0, 1e+09], got 1e12"}, ""},
+		{"a generator option out of range names the key", []string{"run", "--set", "workload.generator=bpf", "--set", "workload.bpf.lqs=-1"}, nil, 2, []string{"workload.bpf.lqs: want 0..10000, got -1"}, "Options."},
+		{"a generator option conflict names the key", []string{"run", "--set", "workload.generator=cora", "--set", "workload.cora.machines=7"}, nil, 2, []string{"workload.cora.machines: 7 does not divide Containers 40"}, "Options."},
+		{"a decima option out of range names the key", []string{"run", "--set", "workload.generator=decima", "--set", "workload.decima.job_executors=-2"}, nil, 2, []string{"workload.decima.job_executors: must be 1..1000000, got -2"}, "Options."},
+		{"a jvusched window of 65,536 slices", []string{"run", "--policy", "jvusched", "--set", "policy.params.plan_ahead_s=327680"}, nil, 2,
+			[]string{"policy.params.plan_ahead_s=327680 with time slices of 5 s", "makes 65536 slices, over the bound of 4096"}, ""},
+		{"a millisecond jvusched quantum", []string{"run", "--policy", "jvusched", "--set", "policy.params.quantum_s=0.001", "--set", "policy.params.plan_ahead_s=65"}, nil, 2,
+			[]string{"policy.params.plan_ahead_s=65 with time slices of 0.001 s (policy.params.quantum_s) makes 65000 slices, over the bound of 4096"}, ""},
+		{"a jvusched window over a millisecond cycle", []string{"run", "--policy", "jvusched", "--set", "engine.cycle_s=0.001"}, nil, 2,
+			[]string{"time slices of 0.001 s (engine.cycle_s, as policy.params.quantum_s is unset) makes 60000 slices"}, ""},
+		{"a bpf queue start of 1e300 s names the key", []string{"run", "--policy", "bpf", "--set", "policy.params.queues.q.start_s=1e300"}, nil, 2,
+			[]string{"policy.params.queues.q.start_s: want a number of seconds in [0, 1e9], got 1e300"}, ""},
 		{"a microsecond usage window", []string{"run", "--set", "metrics.usage_window_s=0.000001", "--set", "engine.horizon_s=100"}, nil, 2, []string{"metrics.usage_window_s: 1e-06 s makes at least 100000000 usage windows"}, ""},
 		// Data: limits checked before the replay allocates.
 		{"a stage of 2^31-1 tasks", []string{"run", "--workload", contract("stage-2147483647.txt")}, nil, 1, []string{"stage-2147483647.txt", "tasks: 2147483647 exceeds the limit of", "limits.max_tasks, derived from"}, ""},
@@ -212,6 +232,81 @@ func TestOversizedYAMLIsRefused(t *testing.T) {
 		_, errOut, code := runCLI(t, args...)
 		if code != 2 || !strings.Contains(errOut, "big.yaml: larger than 1048576 bytes") {
 			t.Errorf("%s: exit %d, stderr %q; want exit 2 naming the file and the limit", args[0], code, errOut)
+		}
+	}
+}
+
+// TestNamedPipesAreRefused: a named pipe (FIFO) given as --config, spec, workload or trace import
+// source is refused with one line before it is opened (opening it blocked forever): exit 2 for
+// configuration, 1 for data. Each run has 30 s before it counts as blocked.
+func TestNamedPipesAreRefused(t *testing.T) {
+	bin := schedlabLink(t)
+	dir := t.TempDir()
+	fifo := func(name string) string {
+		p := filepath.Join(dir, name)
+		if err := syscall.Mkfifo(p, 0o644); err != nil {
+			t.Skipf("mkfifo: %v", err)
+		}
+		return p
+	}
+	conf, spec, wl, src := fifo("config.yaml"), fifo("spec.yaml"), fifo("w.parquet"), fifo("queries.txt")
+	include := filepath.Join(dir, "including.yaml")
+	if err := os.WriteFile(include, []byte("include: [spec.yaml]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const pipe = "a named pipe (FIFO), not a regular file"
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"run", "--config", conf}, 2, "--config: " + conf + ": " + pipe},
+		{[]string{"sweep", spec, "--out", filepath.Join(dir, "o")}, 2, "spec.yaml: " + pipe},
+		{[]string{"sweep", include, "--out", filepath.Join(dir, "o")}, 2, "spec.yaml: " + pipe},
+		{[]string{"run", "--workload", wl, "--out", filepath.Join(dir, "r")}, 1, "workload.name: " + wl + ": " + pipe},
+		{[]string{"run", "--set", "workload.generator=bpf", "--set", "workload.bpf.queries=" + src}, 1, "workload.bpf.queries: " + src + ": " + pipe},
+		{[]string{"run", "--set", "predict.name=jvupredict", "--set", "predict.warm=" + src, "--set", "engine.horizon_s=1"}, 1, "predict.warm: " + src + ": " + pipe},
+		{[]string{"trace", "import", "tpcdag", "--src", src, "--out", filepath.Join(dir, "x.parquet")}, 1, "--src " + src + ": " + pipe},
+		{[]string{"trace", "import", "google2011", "--src", src, "--out", filepath.Join(dir, "x.parquet")}, 1, "--src " + src + ": " + pipe},
+	} {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		cmd := exec.CommandContext(ctx, bin, tc.args...)
+		cmd.Env = cleanEnv()
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		err := cmd.Run()
+		blocked := ctx.Err() != nil
+		cancel()
+		code := 0
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			code = ee.ExitCode()
+		}
+		msg := stderr.String()
+		if blocked || code != tc.code || !strings.Contains(msg, tc.want) || strings.Count(msg, "\n") != 1 {
+			t.Errorf("%s: blocked %v, exit %d, stderr %q; want exit %d and one line with %q", strings.Join(tc.args, " "), blocked, code, msg, tc.code, tc.want)
+		}
+	}
+}
+
+// TestRunProgressLines: a run prints progress lines on stderr every --progress-interval (none
+// with -q), and its outputs are the same bytes as without them.
+func TestRunProgressLines(t *testing.T) {
+	dir := t.TempDir()
+	loud, quiet := filepath.Join(dir, "loud"), filepath.Join(dir, "quiet")
+	_, errOut, code := runCLI(t, "run", "--set", "engine.horizon_s=20000", "--progress-interval", "1ms", "--out", loud)
+	if code != 0 || !strings.Contains(errOut, "schedlab: t=") || !strings.Contains(errOut, " s simulated, ") {
+		t.Fatalf("exit %d, stderr %q; want progress lines", code, errOut)
+	}
+	_, errOut, code = runCLI(t, "run", "-q", "--set", "engine.horizon_s=20000", "--progress-interval", "1ms", "--out", quiet)
+	if code != 0 || errOut != "" {
+		t.Fatalf("-q: exit %d, stderr %q; want nothing", code, errOut)
+	}
+	for _, f := range []string{experiments.JobsFile, experiments.ConfigFile} {
+		a, errA := os.ReadFile(filepath.Join(loud, f))
+		b, errB := os.ReadFile(filepath.Join(quiet, f))
+		if errA != nil || errB != nil || !bytes.Equal(a, b) {
+			t.Errorf("%s differs with progress lines (%v, %v)", f, errA, errB)
 		}
 	}
 }

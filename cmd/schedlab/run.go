@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/viper"
@@ -26,6 +27,7 @@ func newRunCmd() *cobra.Command {
 		seed                                          int64
 		sets                                          []string
 		quiet                                         bool
+		every                                         time.Duration
 	)
 	cmd := &cobra.Command{
 		Use:   "run",
@@ -45,9 +47,15 @@ whatever the policy reports of its own (bpf and nbpf: DIR/admissions.json). DIR 
 or not at all: the files are written into a work directory beside it and renamed into place, and
 what a killed run leaves there is removed by the next run into the same parent directory. An
 existing DIR is replaced as a whole if it is empty or a previous run's output, and refused
-otherwise (so is the working directory: name one below it).`,
+otherwise (so is the working directory: name one below it).
+
+A long run prints a progress line on stderr every --progress-interval (30 s) of wall time:
+simulated time, scheduling calls and what a solver-backed policy is solving (not with -q).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := checkInterval(every); err != nil {
+				return err
+			}
 			v := experiments.NewViper()
 			if configFile != "" {
 				if err := readConfigFile(v, configFile); err != nil {
@@ -82,6 +90,9 @@ otherwise (so is the working directory: name one below it).`,
 					return err
 				}
 			}
+			if !quiet {
+				cfg.Progress, cfg.ProgressEvery = cmd.ErrOrStderr(), every
+			}
 			o, err := experiments.Run(cfg)
 			if err != nil {
 				return err
@@ -111,6 +122,7 @@ otherwise (so is the working directory: name one below it).`,
 	f.StringVar(&out, "out", "", "directory for jobs.parquet, summary.json and config.yaml (created whole; replaces a previous run's)")
 	f.StringArrayVar(&sets, "set", nil, "override a configuration key: --set engine.cycle_s=5 (repeatable)")
 	f.BoolVarP(&quiet, "quiet", "q", false, "print nothing on success")
+	f.DurationVar(&every, "progress-interval", experiments.DefaultProgressEvery, "interval of the progress lines a long run prints on stderr")
 	f.StringVar(&dumpModels, "dump-models", "", "directory into which solver-backed policies write every LP/MILP they solve (<name>-<seq>.lp)")
 	addDataFlag(cmd)
 	return cmd
@@ -120,6 +132,9 @@ otherwise (so is the working directory: name one below it).`,
 // a value, and files over experiments.MaxYAMLBytes, of more than one YAML document (viper would
 // read the first and ignore the rest) or of aliases that expand past experiments.MaxYAMLAliasNodes.
 func readConfigFile(v *viper.Viper, path string) error {
+	if err := experiments.CheckRegular(path, false); err != nil {
+		return fmt.Errorf("%w: --config: %v", experiments.ErrConfig, err)
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return fmt.Errorf("%w: --config: %v", experiments.ErrConfig, err)

@@ -145,6 +145,11 @@ func runSweep(cmd *cobra.Command, args []string, fl *sweepFlags) error {
 			return err
 		}
 	}
+	if fl.balance || fl.emit != "" {
+		if err := checkShards(fmt.Sprintf("--shards %d", fl.shards), fl.shards, len(plan.Cells)); err != nil {
+			return err
+		}
+	}
 	switch {
 	case fl.balance:
 		return printBalance(stdout, plan, fl)
@@ -154,6 +159,9 @@ func runSweep(cmd *cobra.Command, args []string, fl *sweepFlags) error {
 	var sh sweep.Shard
 	if fl.shard != "" {
 		if sh, err = sweep.ParseShard(fl.shard); err != nil {
+			return err
+		}
+		if err := checkShards("--shard "+fl.shard, sh.Count, len(plan.Cells)); err != nil {
 			return err
 		}
 	}
@@ -166,6 +174,15 @@ func runSweep(cmd *cobra.Command, args []string, fl *sweepFlags) error {
 	}
 	fmt.Fprintf(stdout, "sweep %s (label %s, shard %s): %s in %s → %s\n",
 		spec.ID, fl.label, sh, res.Counts(), res.Elapsed.Round(time.Millisecond), filepath.Join(fl.out, sweep.CellsFile))
+	return nil
+}
+
+// checkShards refuses more shards than the sweep has cells (a usage error): each shard runs at
+// least one cell, and balancing allocates per shard, so --shards 1e9 ran out of memory.
+func checkShards(flag string, n, cells int) error {
+	if n > cells {
+		return usageError{fmt.Errorf("%s: %d shards for a sweep of %d cells; want at most one shard per cell (1..%d)", flag, n, cells, cells)}
+	}
 	return nil
 }
 

@@ -35,6 +35,10 @@ type progress struct {
 	lastDraw time.Time
 	printed  int // cells done at the last plain line
 	now      func() time.Time
+	// stop ends the ticker that redraws while no cell finishes, so that a sweep of long cells
+	// is not silent (a plain line every interval at most, the bar's elapsed time every second).
+	stop chan struct{}
+	tick sync.WaitGroup
 }
 
 // newProgress starts the progress output; why, when not empty, says why cached cells of the same
@@ -53,6 +57,27 @@ func newProgress(o Options, total, cached int, why string) *progress {
 		fmt.Fprintf(p.w, "sweep: %s\n", why)
 	}
 	p.draw(true)
+	if p.w != nil {
+		every := p.every
+		if p.tty {
+			every = time.Second
+		}
+		p.stop = make(chan struct{})
+		p.tick.Add(1)
+		go func() {
+			defer p.tick.Done()
+			t := time.NewTicker(every)
+			defer t.Stop()
+			for {
+				select {
+				case <-p.stop:
+					return
+				case <-t.C:
+					p.draw(false)
+				}
+			}
+		}()
+	}
 	return p
 }
 
@@ -148,6 +173,8 @@ func (p *progress) finish() {
 	if p == nil || p.w == nil {
 		return
 	}
+	close(p.stop)
+	p.tick.Wait()
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.tty {

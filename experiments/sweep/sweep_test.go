@@ -397,6 +397,18 @@ sweep: 10/10 cells (2 cached, 1 failed), 100%, elapsed 24s, ETA 0s
 	}
 }
 
+// TestProgressWhileNoCellFinishes: a sweep whose cells run long still prints a line every
+// interval (the 180-240 s backlog cells left sweeps silent).
+func TestProgressWhileNoCellFinishes(t *testing.T) {
+	var buf bytes.Buffer
+	p := newProgress(Options{Progress: &buf, ProgressEvery: 5 * time.Millisecond}, 3, 0)
+	time.Sleep(100 * time.Millisecond)
+	p.finish()
+	if got := buf.String(); !strings.Contains(got, "sweep: 0/3 cells (0 cached), 0%, elapsed ") {
+		t.Errorf("no line while no cell finished:\n%s", got)
+	}
+}
+
 func TestMetricsFlatten(t *testing.T) {
 	doc := &experiments.SummaryDoc{}
 	doc.Metrics.AvgJCT = 3

@@ -268,8 +268,8 @@ func parseQueue(name string, raw any) (*queueSpec, error) {
 	var err error
 	if raw, ok := m[specStart]; ok && raw != nil {
 		x, ok := number(raw)
-		if !ok || x < 0 || math.IsInf(x, 0) {
-			return nil, fmt.Errorf("%s.%s: want a non-negative number of seconds, got %v", at, specStart, raw)
+		if !ok || x < 0 || math.IsInf(x, 0) || x > 1e9 { // 1e9 s: within int64 µs
+			return nil, fmt.Errorf("%s.%s: want a number of seconds in [0, 1e9], got %v", at, specStart, raw)
 		}
 		s.start = traces.FromSeconds(x)
 	}

@@ -383,6 +383,7 @@ func TestFactoriesRejectBadParameters(t *testing.T) {
 		{"bursts and a flat shape together are refused", "bpf", "", map[string]any{"queues": map[string]any{"q": map[string]any{"period_s": 10, "bursts": []any{map[string]any{"period_s": 10}}}}}, "both given"},
 		{"an explicit burst needs a period", "bpf", "", map[string]any{"queues": map[string]any{"q": map[string]any{"bursts": []any{map[string]any{"duration_s": 10}}}}}, "required"},
 		{"a fractional burst count is refused", "bpf", "", map[string]any{"queues": map[string]any{"q": map[string]any{"count": 1.5}}}, "count"},
+		{"a queue start of 1e300 s is refused", "bpf", "", map[string]any{"queues": map[string]any{"q": map[string]any{"start_s": 1e300}}}, "policy.params.queues.q.start_s: want a number of seconds in [0, 1e9], got 1e+300"},
 		{"a negative warp is refused", "mbvt", "", map[string]any{"warp_s": -1}, "warp_s"},
 		{"a negative tie tolerance is refused", "mbvt", "", map[string]any{"tie_s": -1}, "tie_s"},
 	} {

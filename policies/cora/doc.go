@@ -43,7 +43,10 @@
 //
 // A solver that fails or times out leaves the previous decision in force — jobs that arrived
 // since go last, without a share — and is counted (cora.failures, cora.timeouts,
-// cora.fallbacks); a missing or wrong highs.wasm ends the run with an error instead.
+// cora.fallbacks); a missing or wrong highs.wasm ends the run with an error instead. So does,
+// before anything is built, a problem over the size bounds (status size_limit,
+// cora.size_limited): more than MaxProblemSlots slots, or for lp more than
+// policy.params.max_lp_vars FINAL variables (4·jobs·slots·resources; default 1,000,000).
 //
 // # Acting on a solution
 //

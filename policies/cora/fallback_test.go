@@ -92,6 +92,8 @@ func TestParamErrors(t *testing.T) {
 		{map[string]any{"shadow": "maybe"}, "policy.params.shadow: want true or false"},
 		{map[string]any{"rrh_alpha": "x"}, "rrh_alpha"},
 		{map[string]any{"slots": 3}, "unknown parameter policy.params.slots (valid: solver, slot_s, max_slots"},
+		{map[string]any{"max_lp_vars": 2.5}, "policy.params.max_lp_vars: want a whole number in [4, 1e9]"},
+		{map[string]any{"max_lp_vars": 0}, "policy.params.max_lp_vars: want a whole number in [4, 1e9]"},
 	} {
 		if _, err := New(policies.Options{Params: tt.params}); err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%v: err %v, want %q", tt.params, err, tt.want)

@@ -26,6 +26,7 @@ const (
 	ParamCompareExact = "compare_exact"
 	ParamRRHAlpha     = "rrh_alpha"
 	ParamRRHDiscount  = "rrh_discount_per_s"
+	ParamMaxLPVars    = "max_lp_vars"
 )
 
 // Defaults of the slotted model: 5-second slots, stretched under load so that |T| stays near 256
@@ -37,6 +38,16 @@ const (
 	DefaultMaxSlots = 256
 )
 
+// DefaultMaxLPVars bounds FINAL's variables (4·jobs·slots·resources), checked before the LP is
+// built: ten times the 100-job, 256-slot LP HiGHS takes 36 s over, about 1 GB with HiGHS's
+// copies. An event over it is a failed solve (the previous decision stays, cora.size_limited).
+const DefaultMaxLPVars = 1_000_000
+
+// MaxProblemSlots bounds the slots of one event's problem for either solver (max_slots = 0
+// leaves the slotting unbounded): the exact solver's segment trees take 32 bytes per slot and
+// resource, the LP's utility table 8 per job and slot. An event over it is a failed solve.
+const MaxProblemSlots = 1 << 22
+
 // config is the validated form of the parameters.
 type config struct {
 	solver       string
@@ -47,12 +58,13 @@ type config struct {
 	shadow       bool
 	compareExact bool
 	rrh          rrh.Params
+	maxLPVars    int
 }
 
 func parseParams(params map[string]any) (config, error) {
-	c := config{slot: DefaultSlot, maxSlots: DefaultMaxSlots, rrh: rrh.DefaultParams()}
+	c := config{slot: DefaultSlot, maxSlots: DefaultMaxSlots, rrh: rrh.DefaultParams(), maxLPVars: DefaultMaxLPVars}
 	if err := policies.CheckParams(params, ParamSolver, ParamSlot, ParamMaxSlots, ParamLPScale, ParamTimeLimit, ParamShadow,
-		ParamCompareExact, ParamRRHAlpha, ParamRRHDiscount); err != nil {
+		ParamCompareExact, ParamRRHAlpha, ParamRRHDiscount, ParamMaxLPVars); err != nil {
 		return c, err
 	}
 	// number reads an optional number within [lo, hi], def when absent.
@@ -99,6 +111,14 @@ func parseParams(params map[string]any) (config, error) {
 		return c, policies.ParamError(ParamMaxSlots, "a whole number in [0, 1000000] (0: no bound)", params[ParamMaxSlots])
 	}
 	c.maxSlots = int(ms)
+	mv, err := number(ParamMaxLPVars, DefaultMaxLPVars, 4, 1e9, "a whole number in [4, 1e9]")
+	if err != nil {
+		return c, err
+	}
+	if mv != math.Trunc(mv) {
+		return c, policies.ParamError(ParamMaxLPVars, "a whole number in [4, 1e9]", params[ParamMaxLPVars])
+	}
+	c.maxLPVars = int(mv)
 	if c.lpScale, err = parseScale(params[ParamLPScale]); err != nil {
 		return c, err
 	}

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strconv"
+	"sync/atomic"
 
 	"github.com/schedlab/schedlab/policies"
 	"github.com/schedlab/schedlab/policies/internal/grant"
@@ -38,11 +40,15 @@ type CORA struct {
 	log    eventLog
 	shadow shadowLog
 	counts counters
+
+	// solving describes the solve under way for Activity, which progress lines call from
+	// another goroutine: the LP's variables, or the exact solver's jobs × slots (0: none).
+	solvingLP, solvingExact atomic.Int64
 }
 
 // counters are the deterministic per-run counts reported as metrics.
 type counters struct {
-	events, failures, timeouts, fallbacks, inexact, lpDiffers, lpFractional int
+	events, failures, timeouts, fallbacks, inexact, lpDiffers, lpFractional, sizeLimited int
 }
 
 var (
@@ -134,9 +140,31 @@ func (p *CORA) decide(v policies.View, active []policies.JobID) error {
 	return nil
 }
 
+// checkSize refuses a problem over the size bounds before a solver allocates for it: more than
+// MaxProblemSlots slots, or for the LP more than max_lp_vars variables.
+func (p *CORA) checkSize(prob *Problem) error {
+	if prob.Slots > MaxProblemSlots {
+		return fmt.Errorf("cora: %d slots, over the bound of %d (raise policy.params.%s or set %s)", prob.Slots, MaxProblemSlots, ParamSlot, ParamMaxSlots)
+	}
+	if p.cfg.solver == SolverLP {
+		if vars := 4 * prob.Jobs() * prob.Slots * prob.Resources(); vars > p.cfg.maxLPVars {
+			return fmt.Errorf("cora: the FINAL LP would have %d variables (4 × %d jobs × %d slots × %d resources), over policy.params.%s=%d",
+				vars, prob.Jobs(), prob.Slots, prob.Resources(), ParamMaxLPVars, p.cfg.maxLPVars)
+		}
+	}
+	return nil
+}
+
 // solve runs the configured solver and records its statistics.
 func (p *CORA) solve(prob *Problem, rec *eventRecord) (*Solution, error) {
+	if err := p.checkSize(prob); err != nil {
+		rec.status = statusSizeLimit
+		p.counts.sizeLimited++
+		return nil, err
+	}
 	if p.cfg.solver == SolverExact {
+		p.solvingExact.Store(int64(prob.Jobs()) * int64(prob.Slots))
+		defer p.solvingExact.Store(0)
 		sw := solver.StartStopwatch()
 		sol, err := Exact(prob, ExactBudget{})
 		rec.wall = sw.Elapsed().Seconds() * 1000
@@ -158,6 +186,8 @@ func (p *CORA) solve(prob *Problem, rec *eventRecord) (*Solution, error) {
 		}
 		p.lp, p.done = s, func() { s.Close() }
 	}
+	p.solvingLP.Store(4 * int64(prob.Jobs()) * int64(prob.Slots) * int64(prob.Resources()))
+	defer p.solvingLP.Store(0)
 	lpr := &lpRecord{}
 	rec.lp = lpr
 	sw := solver.StartStopwatch()
@@ -199,6 +229,27 @@ func (p *CORA) solve(prob *Problem, rec *eventRecord) (*Solution, error) {
 	return res.Solution, nil
 }
 
+// Activity says what the policy is doing for progress lines ("solving a 12,000-variable LP";
+// "" between solves). It is safe to call while the replay runs; nothing in the run reads it.
+func (p *CORA) Activity() string {
+	if n := p.solvingLP.Load(); n > 0 {
+		return "solving a " + grouped(n) + "-variable LP (FINAL)"
+	}
+	if n := p.solvingExact.Load(); n > 0 {
+		return "solving CORA exactly over " + grouped(n) + " job-slots"
+	}
+	return ""
+}
+
+// grouped writes n with thousands separators: 12,000.
+func grouped(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
 // install makes a solution the decision in force: jobs in its order, each with its first-slot
 // allocation as its share (modelled dimensions; others unlimited).
 func (p *CORA) install(sl Slotting, prob *Problem, sol *Solution) {
@@ -234,6 +285,9 @@ func (p *CORA) fallback(active []policies.JobID) {
 		}
 	}
 }
+
+// statusSizeLimit is the events table's status of a problem over the size bounds, not solved.
+const statusSizeLimit = "size_limit"
 
 func sum(xs []float64) float64 {
 	var s float64

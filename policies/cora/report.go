@@ -242,7 +242,7 @@ func quantile(sorted []float64, q float64) float64 {
 
 // Report implements policies.Reporter: the per-event table (and the shadow table when enabled)
 // and the run's counts as metrics cora.events, cora.failures, cora.timeouts, cora.fallbacks,
-// cora.inexact, for the lp solver cora.lp_differs (events at which FINAL's optimum had a different
+// cora.inexact, cora.size_limited (problems over the size bounds, also failures), for the lp solver cora.lp_differs (events at which FINAL's optimum had a different
 // sorted utility vector from the exact solver's) and cora.lp_fractional, and with the shadow
 // evaluation the cora.shadow.* summaries (shadowLog.metrics). It also releases the LP solver's
 // instance.
@@ -253,11 +253,12 @@ func (p *CORA) Report(policies.ReportContext) (*policies.Report, error) {
 	}
 	c := p.counts
 	m := map[string]float64{
-		"cora.events":    float64(c.events),
-		"cora.failures":  float64(c.failures),
-		"cora.timeouts":  float64(c.timeouts),
-		"cora.fallbacks": float64(c.fallbacks),
-		"cora.inexact":   float64(c.inexact),
+		"cora.events":       float64(c.events),
+		"cora.failures":     float64(c.failures),
+		"cora.timeouts":     float64(c.timeouts),
+		"cora.fallbacks":    float64(c.fallbacks),
+		"cora.inexact":      float64(c.inexact),
+		"cora.size_limited": float64(c.sizeLimited),
 	}
 	lp := p.cfg.solver == SolverLP
 	if lp {

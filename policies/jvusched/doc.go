@@ -88,10 +88,17 @@
 // saves on these models (EXP1 at 2.5× the arrival rate: 25% more simplex iterations, 1.5× the
 // solver time).
 //
+// Sizes are bounded before anything large is allocated: plan_ahead_s / quantum_s may make at
+// most MaxPlanSlices slices (checked by New against the engine's cycle), and each MILP is
+// compiled within max_milp_vars, max_milp_rows and max_milp_nonzeros (milp.Limits). A global
+// MILP over them is recorded (status size_limit, a fallback, jvusched.size_limited) and
+// retried with the first half of its jobs, down to one; a greedy job's starts nothing that
+// cycle. The defaults are far above the reproductions' models, so they change none of them.
+//
 // # Records
 //
 // jvusched implements policies.Reporter: metrics jvusched.solves, limit_incumbent, fallbacks,
-// preempted_jobs, estimate_increments, late_slo_jobs, unschedulable_jobs and milp.max_rows,
+// preempted_jobs, estimate_increments, late_slo_jobs, unschedulable_jobs, size_limited and milp.max_rows,
 // max_cols, max_integers; and the table cycles (cycles.parquet), one row per MILP: t_s, call
 // (scheduling call), solve (index within the cycle), job (greedy: the job solved; -1 global),
 // pending, considered, running, leaves, rows, cols, binaries, integers, nonzeros, partitions,

@@ -5,10 +5,12 @@ import (
 	"maps"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/schedlab/schedlab/policies"
+	"github.com/schedlab/schedlab/policies/jvusched/milp"
 	"github.com/schedlab/schedlab/traces"
 )
 
@@ -29,6 +31,22 @@ const (
 	ParamMaxPending   = "max_pending"
 	ParamDumpProblems = "dump_problems"
 	ParamBEPlanAhead  = "be_plan_ahead"
+	ParamMaxVars      = "max_milp_vars"
+	ParamMaxRows      = "max_milp_rows"
+	ParamMaxNonzeros  = "max_milp_nonzeros"
+)
+
+// MaxPlanSlices bounds the time slices of the plan-ahead window (plan_ahead_s / quantum_s),
+// checked when the policy is built: every pending job gets a start option per slice and
+// placement, and the paper's windows have a dozen slices (60 s of 5 s).
+const MaxPlanSlices = 4096
+
+// Default MILP size limits (max_milp_*): about 50 times the largest model the paper's
+// experiments build (2,110 columns, 603 rows), and a few hundred MB with the solver's copies.
+const (
+	DefaultMaxVars     = 100_000
+	DefaultMaxRows     = 100_000
+	DefaultMaxNonzeros = 2_000_000
 )
 
 // Values of ParamBackoff, ParamMode and ParamLateSLO.
@@ -81,6 +99,10 @@ type Params struct {
 	// DumpProblems writes each cycle's problem in milp's text form beside the model dumps
 	// (--dump-models DIR).
 	DumpProblems bool
+	// Limits bound each MILP (variables, rows, nonzeros), checked while it is compiled, before
+	// it is solved: a global MILP over them is retried with half the pending jobs; a job whose
+	// options alone pass them is not started that cycle (a recorded fallback).
+	Limits milp.Limits
 }
 
 // Defaults returns the parameters of the paper's JV system (all features on).
@@ -89,6 +111,7 @@ func Defaults() Params {
 		Preempt: true, Under: true, Backoff: BackoffExpInc, Over: true, OverDecay: 1,
 		Mode: ModeGlobal, PlanAhead: 60 * traces.Second, TimeLimit: 10 * time.Second,
 		BEPlanAhead: true, SLOValue: 1000, Epsilon: 0.01, LateSLO: LateBE, DumpProblems: true,
+		Limits: milp.Limits{Vars: DefaultMaxVars, Rows: DefaultMaxRows, Nonzeros: DefaultMaxNonzeros},
 	}
 }
 
@@ -110,6 +133,9 @@ func Keys() [][3]string {
 		{ParamMaxPending, "0", "global mode: consider at most this many pending jobs per cycle, SLO first, oldest first (0: all)"},
 		{ParamBEPlanAhead, "true", "give best-effort jobs start options over the whole window; false: only a start now (smaller MILPs under load)"},
 		{ParamDumpProblems, "true", "with --dump-models, also write each cycle's problem (machines, busy slices, pSTRL) as <model>.problem"},
+		{ParamMaxVars, strconv.Itoa(DefaultMaxVars), "most variables of one MILP, checked while compiling it: a global MILP over a limit is retried with half the pending jobs, a single job's is not solved (a fallback)"},
+		{ParamMaxRows, strconv.Itoa(DefaultMaxRows), "most constraint rows of one MILP (as max_milp_vars)"},
+		{ParamMaxNonzeros, strconv.Itoa(DefaultMaxNonzeros), "most nonzeros of one MILP (as max_milp_vars)"},
 	}
 }
 
@@ -190,6 +216,20 @@ func (p *Params) set(k string, raw any) error {
 			err = policies.ParamError(k, "a whole node count", raw)
 		}
 		p.MaxNodes = int64(x)
+	case ParamMaxVars, ParamMaxRows, ParamMaxNonzeros:
+		var x float64
+		x, err = num(1, 1e9, "a count in [1, 1e9]")
+		if err == nil && x != math.Trunc(x) {
+			err = policies.ParamError(k, "a whole count", raw)
+		}
+		switch k {
+		case ParamMaxVars:
+			p.Limits.Vars = int(x)
+		case ParamMaxRows:
+			p.Limits.Rows = int(x)
+		default:
+			p.Limits.Nonzeros = int(x)
+		}
 	case ParamMaxPending:
 		var x float64
 		x, err = num(0, 1e9, "a job count ≥ 0")
@@ -218,6 +258,38 @@ func (p *Params) set(k string, raw any) error {
 		}
 	}
 	return err
+}
+
+// planSlices is the number of time slices of the plan-ahead window for the engine's cycle (0:
+// event-driven), and the quantum it uses: quantum_s, else the cycle, else 5 s.
+func (p Params) planSlices(cycle traces.Time) (int64, traces.Time) {
+	q := p.Quantum
+	if q == 0 {
+		q = cycle
+	}
+	if q == 0 {
+		q = defaultQuantum
+	}
+	return max(1, (p.PlanAhead+q-1)/q), q
+}
+
+// CheckSlices refuses a plan-ahead window of more than MaxPlanSlices time slices, naming the
+// keys that make it: plan_ahead_s=327680 (5 s slices) or quantum_s=0.001 asked for tens of
+// thousands of start options per job and ran out of memory.
+func (p Params) CheckSlices(cycle traces.Time) error {
+	n, q := p.planSlices(cycle)
+	if n <= MaxPlanSlices {
+		return nil
+	}
+	from := "policy.params." + ParamQuantum
+	switch {
+	case p.Quantum == 0 && cycle > 0:
+		from = "engine.cycle_s, as policy.params." + ParamQuantum + " is unset"
+	case p.Quantum == 0:
+		from = "the default, as policy.params." + ParamQuantum + " and engine.cycle_s are unset"
+	}
+	return fmt.Errorf("policy.params.%s=%g with time slices of %g s (%s) makes %d slices, over the bound of %d; raise %s or lower %s",
+		ParamPlanAhead, traces.Seconds(p.PlanAhead), traces.Seconds(q), from, n, MaxPlanSlices, ParamQuantum, ParamPlanAhead)
 }
 
 // parseFlags reads a feature set: letters p, u and o, optionally joined by '+' ("p+u+o", "pu");

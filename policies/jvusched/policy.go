@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"github.com/schedlab/schedlab/policies"
 	"github.com/schedlab/schedlab/policies/jvusched/milp"
@@ -46,6 +47,10 @@ type Policy struct {
 
 	stats stats
 	rec   records
+
+	// solving is the variable count of the MILP being solved (0: none), for Activity, which
+	// progress lines call from another goroutine.
+	solving atomic.Int64
 }
 
 // jobState is what the policy learns about a job across cycles.
@@ -68,6 +73,9 @@ var (
 func New(o policies.Options) (policies.Policy, error) {
 	prm, err := ParseParams(o.Params)
 	if err != nil {
+		return nil, err
+	}
+	if err := prm.CheckSlices(o.Cycle); err != nil {
 		return nil, err
 	}
 	return newPolicy(prm, o.DumpModels, solver.DefaultPool()), nil
@@ -109,19 +117,13 @@ func (p *Policy) setup(v policies.View) error {
 	if t, ok := v.(policies.Timing); ok {
 		p.cycleT, p.delay = t.SchedulingCycle(), t.PreemptionDelay()
 	}
-	p.quantum = p.prm.Quantum
-	if p.quantum == 0 {
-		p.quantum = p.cycleT
+	if err := p.prm.CheckSlices(p.cycleT); err != nil { // New checked it, unless built without the cycle
+		return fmt.Errorf("jvusched: %w", err)
 	}
-	if p.quantum == 0 {
-		p.quantum = defaultQuantum
-	}
+	ns, q := p.prm.planSlices(p.cycleT)
+	p.quantum, p.slices = q, int(ns)
 	if p.cycleT == 0 {
 		p.cycleT = p.quantum
-	}
-	p.slices = max(1, int((p.prm.PlanAhead+p.quantum-1)/p.quantum))
-	if p.slices > milp.MaxSlices {
-		return fmt.Errorf("jvusched: plan_ahead_s / quantum_s gives %d slices, more than %d", p.slices, milp.MaxSlices)
 	}
 	p.ready = true
 	return nil
@@ -452,23 +454,42 @@ func leafTag(j policies.JobID, placement string, start traces.Time) string {
 // global solves every pending job in one MILP.
 func (p *Policy) global(c *cycle, plan *policies.Plan) error {
 	var options []strl.Expr
+	leaves := 0
 	for i := range c.pending {
 		if p.prm.MaxPending > 0 && len(options) == p.prm.MaxPending {
 			break
 		}
 		if opts := p.options(c, &c.pending[i]); opts != nil {
+			// Every option is a variable: jobs past max_milp_vars options cannot fit and
+			// wait for a later cycle (only under such a backlog; the order is max_pending's).
+			if lim := p.prm.Limits.Vars; lim > 0 && len(options) > 0 && leaves+len(opts.Children) > lim {
+				break
+			}
+			leaves += len(opts.Children)
 			options = append(options, opts)
 		}
 	}
-	considered := len(options)
-	if considered == 0 {
+	if len(options) == 0 {
 		return nil
 	}
-	terms, kills := p.kills(c, options)
-	terms = append(terms, options...)
-	_, err := p.solveAndApply(c, plan, &strl.Sum{Children: terms}, nil, kills, -1, considered)
-	return err
+	// A MILP over the size limits is recorded and retried with the first half of the jobs;
+	// when one job's alone is over them, nothing starts this cycle (as after a solver failure).
+	for n := len(options); ; n /= 2 {
+		terms, kills := p.kills(c, options[:n])
+		terms = append(terms, options[:n]...)
+		_, err := p.solveAndApply(c, plan, &strl.Sum{Children: terms}, nil, kills, -1, n)
+		if !errors.Is(err, errTooLarge) {
+			return err
+		}
+		if n == 1 {
+			return nil
+		}
+	}
 }
+
+// errTooLarge is solveAndApply's report of a MILP over the size limits (recorded as a
+// fallback); global retries with fewer jobs, greedy moves on to the next job.
+var errTooLarge = errors.New("jvusched: MILP over the size limits")
 
 // greedy solves one MILP per pending job (§4.1.4): SLO jobs first, then best effort, each in
 // FCFS order; each job's options with the running jobs' KillnCk terms, and the plans of the jobs
@@ -488,6 +509,9 @@ func (p *Policy) greedy(c *cycle, plan *policies.Plan) error {
 		terms, kills := p.kills(c, sets)
 		terms = append(terms, opts)
 		chosen, err := p.solveAndApply(c, plan, &strl.Sum{Children: terms}, reserved, kills, j.id, 1)
+		if errors.Is(err, errTooLarge) {
+			continue // recorded as a fallback: this job does not start this cycle
+		}
 		if err != nil {
 			return err
 		}
@@ -500,6 +524,10 @@ func (p *Policy) greedy(c *cycle, plan *policies.Plan) error {
 	return nil
 }
 
+// statusSizeLimit is the cycles table's status of a MILP not solved because compiling it passed
+// the size limits (max_milp_vars, max_milp_rows, max_milp_nonzeros).
+const statusSizeLimit = "size_limit"
+
 // reservedPrefix marks the labels of greedy mode's reservations.
 const reservedPrefix = "res."
 
@@ -511,7 +539,18 @@ func (p *Policy) solveAndApply(c *cycle, plan *policies.Plan, e strl.Expr, reser
 	c.solves++
 	name := fmt.Sprintf("jvusched_c%06d_s%d", p.calls, solve)
 	prob := &milp.Problem{Machines: p.cl.machines, Busy: slices.Clone(c.busy), Grid: c.grid, Expr: e, Reserved: reserved}
-	prog, err := milp.Compile(prob, milp.Options{Name: name})
+	prog, err := milp.Compile(prob, milp.Options{Name: name, Limits: p.prm.Limits})
+	if errors.Is(err, milp.ErrTooLarge) {
+		p.stats.solves++
+		p.stats.fallbacks++
+		p.stats.sizeLimited++
+		p.rec.add(cycleRow{
+			t: c.now, call: p.calls, solve: solve, job: int64(job), pending: int64(len(c.pending)),
+			considered: int64(considered), running: int64(len(c.running)), slices: int64(c.grid.Slices),
+			status: statusSizeLimit, fallback: true,
+		})
+		return nil, errTooLarge
+	}
 	if err != nil {
 		return nil, fmt.Errorf("jvusched: t=%d: %w", c.now, err)
 	}
@@ -527,7 +566,9 @@ func (p *Policy) solveAndApply(c *cycle, plan *policies.Plan, e strl.Expr, reser
 	if p.prm.WarmStart && len(p.prevPlan) > 0 {
 		opts.WarmStart = warmStart(prog, p.prevPlan)
 	}
+	p.solving.Store(int64(prog.Model.NumVars()))
 	res, err := p.ms.Solve(context.Background(), prog.Model, opts)
+	p.solving.Store(0)
 	row := cycleRow{
 		t: c.now, call: p.calls, solve: solve, job: int64(job), pending: int64(len(c.pending)),
 		considered: int64(considered), running: int64(len(c.running)), leaves: int64(len(prog.Leaves)),
@@ -576,6 +617,25 @@ func (p *Policy) solveAndApply(c *cycle, plan *policies.Plan, e strl.Expr, reser
 	row.preempts = int64(preempts)
 	p.rec.add(row)
 	return chosen, nil
+}
+
+// Activity says what the policy is doing for progress lines ("solving a 12,000-variable MILP";
+// "" between solves). It is safe to call while the replay runs; nothing in the run reads it.
+func (p *Policy) Activity() string {
+	n := p.solving.Load()
+	if n == 0 {
+		return ""
+	}
+	return "solving a " + grouped(n) + "-variable MILP"
+}
+
+// grouped writes n with thousands separators: 12,000.
+func grouped(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }
 
 // warmStart turns the previous cycle's chosen leaves into a partial start: their indicators 1.

@@ -334,12 +334,13 @@ func TestParams(t *testing.T) {
 	for _, bad := range []map[string]any{
 		{"flags": "pq"}, {"backoff": "fast"}, {"mode": "both"}, {"quantum_s": 0}, {"plan_ahead_s": -1},
 		{"max_nodes": 1.5}, {"warm_start": "maybe"}, {"slo_value": 0.5}, {"epsilon": 1}, {"late_slo": "keep"}, {"nope": 1},
+		{"max_milp_vars": 0}, {"max_milp_rows": 2.5}, {"max_milp_nonzeros": "many"},
 	} {
 		if _, err := ParseParams(bad); err == nil || !strings.Contains(err.Error(), "policy.params.") {
 			t.Errorf("%v: got %v, want an error naming the key", bad, err)
 		}
 	}
-	if len(Keys()) != 15 {
+	if len(Keys()) != 18 {
 		t.Errorf("%d documented keys", len(Keys()))
 	}
 }

@@ -14,6 +14,7 @@ type stats struct {
 	increments     int64 // under-estimate increments
 	late           int64 // SLO jobs found unable to meet their deadline
 	unschedulable  int64 // jobs with more tasks than machines
+	sizeLimited    int64 // MILPs over the size limits, not solved (also fallbacks)
 }
 
 // cycleRow is one solve's record.
@@ -59,6 +60,7 @@ func (p *Policy) Report(policies.ReportContext) (*policies.Report, error) {
 		"jvusched.estimate_increments": float64(s.increments),
 		"jvusched.late_slo_jobs":       float64(s.late),
 		"jvusched.unschedulable_jobs":  float64(s.unschedulable),
+		"jvusched.size_limited":        float64(s.sizeLimited),
 		"jvusched.milp.max_rows":       float64(maxRows),
 		"jvusched.milp.max_cols":       float64(maxCols),
 		"jvusched.milp.max_integers":   float64(maxInts),

@@ -96,6 +96,30 @@ const (
 // ErrProblem is wrapped by every error Compile returns for bad input.
 var ErrProblem = errors.New("milp: invalid problem")
 
+// ErrTooLarge is wrapped by the SizeError Compile returns when the model would pass
+// Options.Limits.
+var ErrTooLarge = errors.New("milp: model too large")
+
+// Limits bound the size of a compiled model; 0 leaves a dimension unbounded. Compile checks
+// them while it builds, before each step that would pass them allocates, so an absurd problem
+// costs at most the limits' memory.
+type Limits struct {
+	Vars, Rows, Nonzeros int
+}
+
+// SizeError reports the first limit a model would pass: What (variables, rows or nonzeros)
+// would reach Size, over Limit.
+type SizeError struct {
+	What        string
+	Size, Limit int
+}
+
+func (e *SizeError) Error() string {
+	return fmt.Sprintf("milp: the model would have %d %s, over the limit of %d", e.Size, e.What, e.Limit)
+}
+
+func (e *SizeError) Unwrap() error { return ErrTooLarge }
+
 // Partition is a class of machines no allocation leaf tells apart.
 type Partition struct {
 	Machines []int // indices into Problem.Machines, ascending
@@ -144,6 +168,8 @@ type Options struct {
 	Name string
 	// NoNames leaves variables and rows unnamed (slightly faster; dumps show x<j> and r<i>).
 	NoNames bool
+	// Limits bound the model's size (zero: none).
+	Limits Limits
 }
 
 type ind struct {
@@ -171,6 +197,23 @@ type compiler struct {
 	node    int
 	killed  []bool // machines named by a kill
 	scratch []term
+	// usageNZ counts the usage terms: the supply rows' nonzeros, added last.
+	usageNZ int
+}
+
+// grow checks that adding vars variables, rows rows and nz nonzeros keeps the model within
+// Options.Limits (the usage terms count as the supply rows' nonzeros they become).
+func (c *compiler) grow(vars, rows, nz int) error {
+	l := c.opts.Limits
+	switch {
+	case l.Vars > 0 && c.m.NumVars()+vars > l.Vars:
+		return &SizeError{"variables", c.m.NumVars() + vars, l.Vars}
+	case l.Rows > 0 && c.m.NumRows()+rows > l.Rows:
+		return &SizeError{"rows", c.m.NumRows() + rows, l.Rows}
+	case l.Nonzeros > 0 && c.m.NumNonzeros()+c.usageNZ+nz > l.Nonzeros:
+		return &SizeError{"nonzeros", c.m.NumNonzeros() + c.usageNZ + nz, l.Nonzeros}
+	}
+	return nil
 }
 
 // Compile builds the program of p.
@@ -195,6 +238,10 @@ func Compile(p *Problem, opts Options) (*Program, error) {
 	nx, ns := len(c.prog.Partitions), p.Grid.Slices
 	if nx*ns > MaxCells {
 		return nil, fmt.Errorf("%w: %d partitions × %d slices exceed %d cells", ErrProblem, nx, ns, MaxCells)
+	}
+	// The supply table holds a list of usage terms per cell: bounded like nonzeros.
+	if l := opts.Limits.Nonzeros; l > 0 && nx*ns > l {
+		return nil, &SizeError{"supply cells (partitions × slices)", nx * ns, l}
 	}
 	c.prog.Avail = make([][]int, nx)
 	c.usage = make([][][]term, nx)
@@ -234,7 +281,12 @@ func Compile(p *Problem, opts Options) (*Program, error) {
 		_, _, cost, _, _ := c.m.VarInfo(t.v)
 		c.m.SetCost(t.v, cost+t.c)
 	}
-	c.supply()
+	if err := c.supply(); err != nil {
+		return nil, err
+	}
+	if err := c.grow(0, 0, 0); err != nil { // the exact size, with the few rows not checked ahead
+		return nil, err
+	}
 	for j := 0; j < c.m.NumVars(); j++ {
 		switch _, _, _, t, _ := c.m.VarInfo(solver.Var(j)); t {
 		case solver.Binary:
@@ -387,6 +439,17 @@ func (c *compiler) gen(e strl.Expr, in ind) ([]term, error) {
 		return c.leaf(node, e, e.Set, e.K, e.Linear, -e.Cost, in)
 	case *strl.Max, *strl.Sum:
 		_, isMax := e.(*strl.Max)
+		n := len(strl.Children(e))
+		rows, nz := 0, 0 // a max links its children in one row, a sum each in its own
+		switch {
+		case isMax:
+			rows, nz = 1, n+1
+		case !in.one:
+			rows, nz = n, 2*n
+		}
+		if err := c.grow(n, rows, nz); err != nil {
+			return nil, err
+		}
 		var out []term
 		var link []term
 		for i, ch := range strl.Children(e) {
@@ -513,6 +576,17 @@ func (c *compiler) leaf(node int, e strl.Expr, set strl.Set, k int, linear bool,
 		c.prog.Leaves = append(c.prog.Leaves, l)
 		return nil, nil
 	}
+	// A usage term per partition and slice; with a choice between partitions, an integer per
+	// partition and the demand row.
+	usage := len(parts) * max(end-first, 0)
+	vars, rows, nz := 0, 0, 0
+	if linear || (len(parts) > 1 && total != k) {
+		vars, rows, nz = len(parts), 1, len(parts)+1
+	}
+	if err := c.grow(vars, rows, nz+usage); err != nil {
+		return nil, err
+	}
+	c.usageNZ += usage
 	sign := 1.0
 	if kill {
 		sign = -1
@@ -568,9 +642,10 @@ func (c *compiler) busy(m int) int {
 }
 
 // supply adds Σ usage ≤ avail(x, t) wherever some allocation uses partition x in slice t.
-func (c *compiler) supply() {
+func (c *compiler) supply() error {
 	for x := range c.usage {
 		for t, ts := range c.usage[x] {
+			c.usageNZ -= len(ts) // from here on counted by the model, if the row is added
 			pos := false
 			for _, u := range ts {
 				if u.c > 0 {
@@ -579,10 +654,14 @@ func (c *compiler) supply() {
 				}
 			}
 			if pos {
+				if err := c.grow(0, 1, 0); err != nil { // its nonzeros are counted in usageNZ
+					return err
+				}
 				c.addRow(-solver.Inf, float64(c.prog.Avail[x][t]), ts, c.name("s", x, t))
 			}
 		}
 	}
+	return nil
 }
 
 // Choice is a leaf's part of a solution.
