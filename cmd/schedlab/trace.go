@@ -116,13 +116,13 @@ temporary run files next to --out). Tables of the 2019 trace are refused with an
 			if err := resolveData(srcs, func(s string) bool { return format == "tpcdag" && wbuiltin.Has(s) }); err != nil {
 				return err
 			}
-			if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil { // --out out/x.arrow on a fresh checkout
-				return fmt.Errorf("trace import: --out %s: %w", out, err)
-			}
 			for _, s := range srcs { // a named pipe would block the import forever
 				if err := experiments.CheckRegular(s, true); err != nil {
 					return fmt.Errorf("trace import %s: --src %v", format, err)
 				}
+			}
+			if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil { // --out out/x.arrow on a fresh checkout
+				return fmt.Errorf("trace import: --out %s: %w", out, err)
 			}
 			start := time.Now()
 			w := cmd.OutOrStdout()
