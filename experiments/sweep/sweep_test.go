@@ -401,7 +401,7 @@ sweep: 10/10 cells (2 cached, 1 failed), 100%, elapsed 24s, ETA 0s
 // interval (the 180-240 s backlog cells left sweeps silent).
 func TestProgressWhileNoCellFinishes(t *testing.T) {
 	var buf bytes.Buffer
-	p := newProgress(Options{Progress: &buf, ProgressEvery: 5 * time.Millisecond}, 3, 0)
+	p := newProgress(Options{Progress: &buf, ProgressEvery: 5 * time.Millisecond}, 3, 0, "")
 	time.Sleep(100 * time.Millisecond)
 	p.finish()
 	if got := buf.String(); !strings.Contains(got, "sweep: 0/3 cells (0 cached), 0%, elapsed ") {
