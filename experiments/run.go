@@ -2,6 +2,7 @@ package experiments
 
 import (
 	"fmt"
+	"io"
 	"strings"
 	"time"
 
@@ -95,6 +96,9 @@ func RunHashed(c Config, w *traces.Workload, hash string) (*Outcome, error) {
 	p, err := NewPolicy(c)
 	if err != nil {
 		return nil, err
+	}
+	if cl, ok := p.(io.Closer); ok {
+		defer cl.Close() // an external scheduler's process ends with the run, failed or not
 	}
 	ec := c.EngineConfig()
 	var plog *predictionLog
