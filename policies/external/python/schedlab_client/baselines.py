@@ -4,6 +4,7 @@ that honours placement constraints, and sp's preemption with holds. The differen
 policies/external require byte-identical results. Queue-level sharing is not ported."""
 
 import heapq
+import operator
 
 from .protocol import Plan, Scheduler, fits
 
@@ -167,6 +168,12 @@ class Greedy(Scheduler):
 
     def _find(self, d, rank, ok=None):
         holds = self.holds
+        if not holds and ok is None:  # the common case, kept lean
+            le = operator.le
+            for m, f in enumerate(self.free):
+                if all(map(le, d, f)):
+                    return m
+            return None
         for m, f in enumerate(self.free):
             if fits(d, f) and (ok is None or ok(m)) and (not holds or fits(d, self._avail(m, rank))):
                 return m

@@ -2,6 +2,7 @@
 current from each call's deltas, the Plan a scheduler returns, and the serving loop."""
 
 import json
+import operator
 import os
 import socket
 import sys
@@ -14,12 +15,9 @@ class ProtocolError(Exception):
     """A message the client cannot follow."""
 
 
-def fits(demand, free):
+def fits(demand, free, _le=operator.le):
     """True when every dimension of demand is at most free's."""
-    for d, f in zip(demand, free):
-        if d > f:
-            return False
-    return True
+    return all(map(_le, demand, free))
 
 
 class Machine:
