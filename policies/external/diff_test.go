@@ -37,7 +37,7 @@ func TestPythonPortsMatchTheBuiltins(t *testing.T) {
 		{"placement-constrained workload drf with backfill", "drf", constrainedWorkload(3), []string{"policy.backfill=true"}},
 		{"preemption sp by priority", "sp", constrainedWorkload(4), preempt},
 		{"preemption sp by class order", "sp", constrainedWorkload(5), append([]string{"policy.class_order=slo,be"}, preempt...)},
-		{"preemption sp pooled", "sp", constrainedWorkload(6), append([]string{"workload.pooled=true"}, preempt...)},
+		{"preemption sp pooled", "sp", pooledWorkload(6), preempt},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -69,6 +69,14 @@ func TestPythonPortsMatchTheBuiltins(t *testing.T) {
 	}
 }
 
+// pooledWorkload is constrainedWorkload(seed) on its pooled cluster (workload.pooled applies to
+// loaded workloads only).
+func pooledWorkload(seed uint64) *traces.Workload {
+	w := constrainedWorkload(seed)
+	w.Cluster.Pooled = true
+	return w
+}
+
 // TestGoClientMatchesTheBuiltinFIFO proves the protocol is language-neutral: a minimal client
 // written in Go (child_test.go) replays the embedded workload, pooled, exactly as the built-in
 // fifo does.
@@ -87,5 +95,20 @@ func TestGoClientMatchesTheBuiltinFIFO(t *testing.T) {
 	}
 	if o.Engine.Starts == 0 {
 		t.Fatal("nothing started")
+	}
+}
+
+// TestReadmeExampleRuns runs the README's example scheduler on the embedded workload (to a
+// horizon) and on the placement-constrained one, pooled: its plans must be valid and start work.
+func TestReadmeExampleRuns(t *testing.T) {
+	py := python(t)
+	for _, w := range []*traces.Workload{nil, pooledWorkload(7)} {
+		_, o, err := run(t, w, "policy.name=external", "policy.params.command="+py+" "+script(t, "examples/smallest_first.py"), "engine.horizon_s=2000", "workload.pooled=true")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if o.Engine.Starts == 0 || o.Summary.Completed == 0 {
+			t.Fatalf("starts %d, completed %d", o.Engine.Starts, o.Summary.Completed)
+		}
 	}
 }
