@@ -88,9 +88,11 @@ func (p *Policy) Schedule(v policies.View, plan *policies.Plan) error {
 	p.out = append(p.out, int64(len(p.e.b)))
 	p.in = append(p.in, int64(len(line)))
 	r := &p.reply
-	*r = reply{Starts: r.Starts[:0], Preempts: r.Preempts[:0]}
-	if err := decode(line, r); err != nil {
-		return p.fail(fmt.Sprintf("answered call %d with garbage (%s)", p.call, excerpt(line)), err)
+	if !fastPlan(line, r) {
+		*r = reply{}
+		if err := decode(line, r); err != nil {
+			return p.fail(fmt.Sprintf("answered call %d with garbage (%s)", p.call, excerpt(line)), err)
+		}
 	}
 	switch {
 	case r.Type == "error":
