@@ -1,7 +1,10 @@
 package external_test
 
 import (
+	"bufio"
 	"fmt"
+	"os"
+	"os/exec"
 	"testing"
 	"time"
 
@@ -85,6 +88,39 @@ func BenchmarkCallOverhead(b *testing.B) {
 			b.ReportMetric(perCall-base, "overhead_us/call")
 		})
 	}
+}
+
+// BenchmarkPipeRoundTrip is what bounds the per-call overhead: one short line to a child
+// process that echoes it, and back, with no encoding at all (median_us over b.N round trips).
+func BenchmarkPipeRoundTrip(b *testing.B) {
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), childEnv+"=echo")
+	w, err := cmd.StdinPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	rp, err := cmd.StdoutPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	defer func() { w.Close(); cmd.Wait() }()
+	r := bufio.NewReader(rp)
+	msg := []byte(`{"type":"plan","call":1,"starts":[],"preempts":[]}` + "\n")
+	var lat []int64
+	for b.Loop() {
+		t0 := time.Now()
+		if _, err := w.Write(msg); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := r.ReadSlice('\n'); err != nil {
+			b.Fatal(err)
+		}
+		lat = append(lat, time.Since(t0).Nanoseconds())
+	}
+	b.ReportMetric(external.LatencyOf(lat).MedianUS, "median_us")
 }
 
 // BenchmarkFIFO replays the embedded workload under the built-in fifo and under the Python

@@ -45,6 +45,14 @@ func child(mode string) int {
 	in.Buffer(make([]byte, 1<<20), 1<<30)
 	out := bufio.NewWriter(os.Stdout)
 	say := func(s string) { out.WriteString(s + "\n"); out.Flush() }
+	if mode == "echo" { // the transport alone: every line straight back
+		for in.Scan() {
+			out.Write(in.Bytes())
+			out.WriteByte('\n')
+			out.Flush()
+		}
+		return 0
+	}
 	if mode == "early" {
 		fmt.Fprintln(os.Stderr, "early: leaving before the hello")
 		return 0

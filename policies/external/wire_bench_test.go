@@ -69,19 +69,30 @@ func BenchmarkEncodeArrival(b *testing.B) {
 	})
 }
 
-// BenchmarkDecodePlan decodes a plan of ten starts, strictly, with encoding/json.
+// BenchmarkDecodePlan decodes a plan of ten starts with the canonical-form parser and with the
+// strict encoding/json decoder it falls back to.
 func BenchmarkDecodePlan(b *testing.B) {
 	line := []byte(`{"type":"plan","call":12,"starts":[[1,0,0,3],[2,1,0,1],[3,0,1,2],[4,0,2,1],[5,2,3,4],[6,0,0,1],[7,1,1,1],[8,0,4,2],[9,0,5,1],[10,3,6,1]],"preempts":[]}` + "\n")
-	var r reply
-	var p policies.Plan
-	for b.Loop() {
-		r = reply{Starts: r.Starts[:0]}
-		if err := decode(line, &r); err != nil {
-			b.Fatal(err)
-		}
-		p.Reset()
-		if err := r.toPlan(&p); err != nil {
-			b.Fatal(err)
-		}
+	for _, codec := range []string{"fast", "encoding-json"} {
+		b.Run("codec="+codec, func(b *testing.B) {
+			var r reply
+			var p policies.Plan
+			for b.Loop() {
+				if codec == "fast" {
+					if !fastPlan(line, &r) {
+						b.Fatal("fastPlan refused the canonical form")
+					}
+				} else {
+					r = reply{}
+					if err := decode(line, &r); err != nil {
+						b.Fatal(err)
+					}
+				}
+				p.Reset()
+				if err := r.toPlan(&p); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
