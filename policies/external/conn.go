@@ -173,14 +173,14 @@ func (c *conn) close(grace time.Duration) {
 // kill stops the scheduler at once (its whole process group) and waits for it.
 func (c *conn) kill() { c.close(0) }
 
-// exitStatus describes how the child ended, if it has.
-func (c *conn) exitStatus() (string, bool) {
+// exitStatus describes how the child ended, if it has within wait.
+func (c *conn) exitStatus(wait time.Duration) (string, bool) {
 	if c.cmd == nil {
 		return "", false
 	}
 	select {
 	case <-c.exited:
-	case <-time.After(50 * time.Millisecond):
+	case <-time.After(wait):
 		return "", false
 	}
 	if c.waitErr == nil {

@@ -7,6 +7,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/schedlab/schedlab/policies"
@@ -233,15 +234,20 @@ func (p *Policy) encodeHello(v policies.View) error {
 // the scheduler ended and the last line it wrote to stderr.
 func (p *Policy) fail(what string, cause error) error {
 	var why string
+	wait := 50 * time.Millisecond // a child that is still running is killed below
 	switch {
 	case errors.Is(cause, os.ErrDeadlineExceeded):
 		why = fmt.Sprintf("no answer within %s (policy.params.%s)", p.s.timeout, ParamTimeout)
 	case errors.Is(cause, io.EOF):
 		why = "its output ended"
+		wait = 2 * time.Second // it closed its output: it is exiting, let it say how
+	case errors.Is(cause, syscall.EPIPE):
+		why = "it no longer reads its input"
+		wait = 2 * time.Second
 	default:
 		why = oneLine(cause.Error())
 	}
-	status, exited := p.c.exitStatus()
+	status, exited := p.c.exitStatus(wait)
 	p.c.kill()
 	msg := fmt.Sprintf("external: %s %s: %s", p.c.what, what, why)
 	if exited {
