@@ -114,3 +114,22 @@ func TestSocketWaitsForASlowScheduler(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+// TestSocketSchedulerThatHangs: the per-call timeout holds in socket mode too.
+func TestSocketSchedulerThatHangs(t *testing.T) {
+	py := python(t)
+	sock := filepath.Join(t.TempDir(), "h.sock")
+	code := "import sys,time; sys.path.insert(0, sys.argv[1])\n" +
+		"from schedlab_client import Scheduler, serve_socket\n" +
+		"class Hang(Scheduler):\n    def schedule(self, view):\n        print('hanging', file=sys.stderr); time.sleep(30)\n" +
+		"serve_socket(Hang, sys.argv[2], runs=1)\n"
+	cmd := exec.Command(py, "-c", code, script(t, ""), sock)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	_, _, err := run(t, tiny(), "policy.name=external", "policy.params.socket="+sock, "policy.params.timeout_s=0.3", "policy.params.connect_timeout_s=10")
+	if err == nil || !strings.Contains(err.Error(), "did not answer call 1: no answer within 300ms (policy.params.timeout_s)") {
+		t.Fatalf("err = %v", err)
+	}
+}

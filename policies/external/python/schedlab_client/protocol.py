@@ -257,11 +257,28 @@ def _converse(sched, rfile, wfile):
         wfile.flush()
 
 
+class _FdWriter:
+    """Writes each message with one write(2): no buffering, so no flush call."""
+
+    def __init__(self, fd):
+        self.fd = fd
+
+    def write(self, b):
+        while b:
+            b = b[os.write(self.fd, b):]
+
+    def flush(self):
+        pass
+
+
 def serve(sched, rfile=None, wfile=None):
     """Run sched over stdin/stdout (a child of schedlab) until the run ends; exits the process
     with status 0, or 1 after reporting an error."""
     rfile = rfile or sys.stdin.buffer
-    wfile = wfile or sys.stdout.buffer
+    if wfile is None:
+        sys.stdout.flush()
+        wfile = _FdWriter(sys.stdout.fileno())
+        sys.stdout = sys.stderr  # a stray print() must not corrupt the protocol
     sys.exit(_converse(sched, rfile, wfile))
 
 
