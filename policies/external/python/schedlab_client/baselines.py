@@ -170,6 +170,11 @@ class Greedy(Scheduler):
         holds = self.holds
         if not holds and ok is None:  # the common case, kept lean
             le = operator.le
+            if self.max_stale:
+                self.max_free = [max(col) for col in zip(*self.free)]
+                self.max_stale = False
+            if not all(map(le, d, self.max_free)):
+                return None  # no machine has this much of every dimension
             for m, f in enumerate(self.free):
                 if all(map(le, d, f)):
                     return m
@@ -229,6 +234,7 @@ class Greedy(Scheduler):
     def _take(self, m, d, k):
         use = [x * k for x in d]
         self.free[m] = _sub(self.free[m], use)
+        self.max_stale = True
         for h in self.holds:
             if h.machine == m:
                 h.expected = _sub(h.expected, use)
@@ -240,6 +246,7 @@ class Greedy(Scheduler):
         for j in view.changed:
             self._refresh(view, j)
         self.free = [list(f) for f in view.free]
+        self.max_stale = True
         if self.holds:
             self.holds = [h for h in self.holds
                           if h.job in self.recs and self.recs[h.job].pending > 0 and h.machine < self.n
