@@ -54,7 +54,7 @@ func startChild(argv []string) (*conn, error) {
 	}
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = childAttr()
 	c := &conn{cmd: cmd, exited: make(chan struct{}), stderr: newTail(errR), what: fmt.Sprintf("scheduler %q", strings.Join(argv, " "))}
 	err = cmd.Start()
 	inR.Close()
@@ -165,7 +165,7 @@ func (c *conn) close(grace time.Duration) {
 	case <-time.After(grace):
 	}
 	// The child may have left descendants in its group even if it exited itself.
-	syscall.Kill(-c.cmd.Process.Pid, syscall.SIGKILL)
+	killGroup(c.cmd.Process)
 	<-c.exited
 	c.stderr.wait()
 }

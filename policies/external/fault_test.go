@@ -1,3 +1,5 @@
+//go:build unix
+
 package external_test
 
 import (
@@ -9,17 +11,7 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/schedlab/schedlab/traces"
 )
-
-// tiny is a small pooled workload: faults show at the first call.
-func tiny() *traces.Workload {
-	w := constrainedWorkload(9)
-	w.Jobs = w.Jobs[:5]
-	w.Cluster.Pooled = true
-	return w
-}
 
 // TestFaultsEndTheRunWithOneLine starts schedulers that misbehave in every way the protocol
 // anticipates and requires one error line naming the fault and quoting the scheduler's last

@@ -106,6 +106,14 @@ func constrainedWorkload(seed uint64) *traces.Workload {
 	return w
 }
 
+// tiny is a small pooled workload: faults show at the first call.
+func tiny() *traces.Workload {
+	w := constrainedWorkload(9)
+	w.Jobs = w.Jobs[:5]
+	w.Cluster.Pooled = true
+	return w
+}
+
 // TestMain lets the test binary play an external scheduler written in Go (child.go) when
 // started with SCHEDLAB_EXT_CHILD set.
 func TestMain(m *testing.M) {
