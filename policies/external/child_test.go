@@ -64,7 +64,19 @@ func child(mode string) int {
 		os.WriteFile(os.Getenv("SCHEDLAB_EXT_PIDFILE"), []byte(strconv.Itoa(gc.Process.Pid)), 0o644)
 	}
 	var f fifo
+	var record *os.File
+	if path := os.Getenv("SCHEDLAB_EXT_RECORD"); path != "" {
+		var err error
+		if record, err = os.Create(path); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 2
+		}
+		defer record.Close()
+	}
 	for in.Scan() {
+		if record != nil {
+			record.Write(append(in.Bytes(), '\n'))
+		}
 		var m goMsg
 		if err := json.Unmarshal(in.Bytes(), &m); err != nil {
 			fmt.Fprintln(os.Stderr, "bad message:", err)

@@ -96,7 +96,10 @@ class Job:
 class View:
     """The cluster and jobs as the scheduler sees them, updated by each call's deltas.
 
-    Times are int64 microseconds; resource amounts are fixed-point integers (unit per unit)."""
+    Times are int64 microseconds; resource amounts are fixed-point integers (unit per unit).
+    started/finished/preempted are this call's differences of running tasks: a task that
+    started and finished between two calls is in none of them (job and stage counts are
+    authoritative)."""
 
     def __init__(self, hello):
         self.dims = hello["dims"]
