@@ -222,7 +222,7 @@ def _dump(msg):
 def _converse(sched, rfile, wfile):
     """Serve one run over a binary line reader and writer. Returns an exit status."""
     view = None
-    dumps = json.dumps
+    dumps = json.JSONEncoder(separators=(",", ":")).encode  # one encoder, not one per call
     loads = json.loads
     while True:
         line = rfile.readline()
@@ -235,8 +235,8 @@ def _converse(sched, rfile, wfile):
                 view.apply(msg)
                 plan = sched.schedule(view)
                 out = ('{"type":"plan","call":%d,"starts":%s,"preempts":%s}\n' % (
-                    msg["call"], dumps(plan.starts, separators=(",", ":")),
-                    dumps(plan.preempts, separators=(",", ":")))).encode()
+                    msg["call"], dumps(plan.starts) if plan.starts else "[]",
+                    dumps(plan.preempts) if plan.preempts else "[]")).encode()
             elif t == "hello":
                 if msg.get("protocol") != PROTOCOL_VERSION:
                     wfile.write(_dump({"type": "error", "message": "client speaks protocol %d, engine %s" % (PROTOCOL_VERSION, msg.get("protocol"))}))
