@@ -13,6 +13,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/schedlab/schedlab/policies/external/internal/wall"
 )
 
 // MaxLine is the longest message line accepted from a scheduler.
@@ -82,10 +84,10 @@ func startChild(argv []string) (*conn, error) {
 // (a scheduler may still be starting).
 func dialSocket(path string, wait time.Duration) (*conn, error) {
 	what := fmt.Sprintf("scheduler at socket %s", path)
-	deadline := time.Now().Add(wait)
+	deadline := wall.After(wait)
 	delay := 5 * time.Millisecond
 	for {
-		s, err := net.DialTimeout("unix", path, time.Until(deadline))
+		s, err := net.DialTimeout("unix", path, wall.Until(deadline))
 		if err == nil {
 			c := &conn{sock: s, what: what}
 			c.w = bufio.NewWriterSize(s, 64<<10)
@@ -94,7 +96,7 @@ func dialSocket(path string, wait time.Duration) (*conn, error) {
 			c.setRead = s.SetReadDeadline
 			return c, nil
 		}
-		if time.Now().Add(delay).After(deadline) {
+		if wall.After(delay).After(deadline) {
 			return nil, fmt.Errorf("%s: nothing accepted a connection within %s (policy.params.%s): %v", what, wait, ParamConnectTimeout, unwrapOp(err))
 		}
 		time.Sleep(delay)
@@ -121,7 +123,7 @@ func (c *conn) send(line []byte) error {
 // receive reads one line, waiting at most timeout. The returned slice is valid until the next
 // receive.
 func (c *conn) receive(timeout time.Duration) ([]byte, error) {
-	if err := c.setRead(time.Now().Add(timeout)); err != nil {
+	if err := c.setRead(wall.After(timeout)); err != nil {
 		return nil, err
 	}
 	line, err := c.r.ReadSlice('\n')

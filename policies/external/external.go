@@ -12,6 +12,8 @@ import (
 
 	"github.com/schedlab/schedlab/policies"
 	"github.com/schedlab/schedlab/traces"
+
+	"github.com/schedlab/schedlab/policies/external/internal/wall"
 )
 
 // Policy is a scheduler outside schedlab, reached over the protocol of PROTOCOL.md. It starts
@@ -75,17 +77,17 @@ func (p *Policy) Schedule(v policies.View, plan *policies.Plan) error {
 	p.call++
 	p.e.b = p.e.b[:0]
 	p.tr.encodeCall(&p.e, v, p.call)
-	begin := time.Now()
+	begin := wall.Now()
 	if err := p.c.send(p.e.b); err != nil {
 		return p.fail(fmt.Sprintf("could not take call %d", p.call), err)
 	}
 	line, err := p.c.receive(p.s.timeout)
-	wall := time.Since(begin)
+	took := wall.Since(begin)
 	if err != nil {
 		return p.fail(fmt.Sprintf("did not answer call %d", p.call), err)
 	}
 	p.simT = append(p.simT, v.Now())
-	p.wall = append(p.wall, wall.Nanoseconds())
+	p.wall = append(p.wall, took.Nanoseconds())
 	p.out = append(p.out, int64(len(p.e.b)))
 	p.in = append(p.in, int64(len(line)))
 	r := &p.reply
