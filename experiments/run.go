@@ -41,6 +41,13 @@ type EngineStats struct {
 	Preemptions     int64   `json:"preemptions"`
 }
 
+// failureNoter is an optional ability of a policy: context to add to the error that ended its
+// run, such as the last line an external scheduler wrote to its stderr before the engine
+// rejected its plan.
+type failureNoter interface {
+	NoteFailure(err error) error
+}
+
 // NewPolicy builds the configured policy from the built-in registry.
 func NewPolicy(c Config) (policies.Policy, error) {
 	reg := builtin.Registry()
@@ -120,6 +127,9 @@ func RunHashed(c Config, w *traces.Workload, hash string) (*Outcome, error) {
 	res, err := e.Run()
 	wall := time.Since(begin).Seconds()
 	if err != nil {
+		if n, ok := p.(failureNoter); ok {
+			err = n.NoteFailure(err)
+		}
 		return nil, fmt.Errorf("%w (seed %d)", err, c.Seed)
 	}
 	o := &Outcome{Config: c, Workload: w, WorkloadHash: hash, Result: res, Summary: replay.Summarize(res), Waits: probe.finish(res.End)}

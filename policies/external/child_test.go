@@ -120,6 +120,7 @@ func child(mode string) int {
 				say("x = 42")
 				continue
 			case "invalid":
+				fmt.Fprintln(os.Stderr, "invalid: starting a million tasks")
 				say(fmt.Sprintf(`{"type":"plan","call":%d,"starts":[[0,0,0,1000000]],"preempts":[]}`, m.Call))
 				continue
 			case "flood":

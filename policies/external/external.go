@@ -260,6 +260,17 @@ func (p *Policy) fail(what string, cause error) error {
 	return p.err
 }
 
+// NoteFailure adds the scheduler's last stderr line to an error that ended the run outside the
+// policy (the engine rejected its plan), after ending the scheduler. Errors of the policy's own
+// already quote it.
+func (p *Policy) NoteFailure(err error) error {
+	if p.c == nil || p.err != nil {
+		return err
+	}
+	p.Close()
+	return fmt.Errorf("%w (%s%s)", err, p.c.what, p.c.lastStderr())
+}
+
 // Close ends the scheduler: it sends the end message, closes the scheduler's input, gives it a
 // moment to exit and kills its process group. It is idempotent and safe after a failure.
 func (p *Policy) Close() error {

@@ -26,7 +26,7 @@ func TestFaultsEndTheRunWithOneLine(t *testing.T) {
 		{"hang", []string{"policy.params.timeout_s=0.3"}, []string{"did not answer call 1", "no answer within 300ms (policy.params.timeout_s)", `"hang: thinking very hard"`}},
 		{"garbage", nil, []string{"answered call 1 with garbage", `"x = 42"`, `"garbage: printing a debug line to stdout by mistake"`}},
 		{"version", nil, []string{"speaks protocol version 2", "this schedlab speaks protocol 1", `"version: I only speak protocol 2"`}},
-		{"invalid", nil, []string{`policy "external" at t=`, "start #0 {job 0 stage 0 machine 0 count 1000000}", "only"}},
+		{"invalid", nil, []string{`policy "external" at t=`, "start #0 {job 0 stage 0 machine 0 count 1000000}", "only", `its last stderr line: "invalid: starting a million tasks"`}},
 		{"early", nil, []string{"the hello", "exited with status 0", `"early: leaving before the hello"`}},
 		{"flood", nil, []string{"did not answer call 1", "exited with status 4", `"flood: the last words"`}},
 	}
