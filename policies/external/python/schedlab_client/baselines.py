@@ -175,9 +175,15 @@ class Greedy(Scheduler):
                 self.max_stale = False
             if not all(map(le, d, self.max_free)):
                 return None  # no machine has this much of every dimension
-            for m, f in enumerate(self.free):
-                if all(map(le, d, f)):
+            # Free capacity only shrinks during a call, so machines this demand did not fit
+            # earlier in the call are skipped (scan_from is reset at every call).
+            key = tuple(d)
+            free = self.free
+            for m in range(self.scan_from.get(key, 0), len(free)):
+                if all(map(le, d, free[m])):
+                    self.scan_from[key] = m
                     return m
+            self.scan_from[key] = len(free)
             return None
         for m, f in enumerate(self.free):
             if fits(d, f) and (ok is None or ok(m)) and (not holds or fits(d, self._avail(m, rank))):
@@ -247,6 +253,7 @@ class Greedy(Scheduler):
             self._refresh(view, j)
         self.free = [list(f) for f in view.free]
         self.max_stale = True
+        self.scan_from = {}
         if self.holds:
             self.holds = [h for h in self.holds
                           if h.job in self.recs and self.recs[h.job].pending > 0 and h.machine < self.n
@@ -311,7 +318,9 @@ class Greedy(Scheduler):
             r.taken_call = self.call
         r.taken[s] = r.taken.get(s, 0) + k
         r.pending -= k
-        self._set_running(j, r, r.running + k, [a + x * k for a, x in zip(r.alloc, d)])
+        # Static orders never read alloc, and the next call refreshes it from the view.
+        alloc = [a + x * k for a, x in zip(r.alloc, d)] if self.shares else r.alloc
+        self._set_running(j, r, r.running + k, alloc)
         if self.shares or r.pending <= 0:
             self._place(j, r, r.pending > 0)
 
