@@ -3,10 +3,12 @@ package external
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"math"
 	"os"
+	"os/exec"
 	"strings"
 	"time"
 
@@ -118,7 +120,19 @@ func parseArgv(raw any) ([]string, error) {
 	if len(argv) == 0 || argv[0] == "" {
 		return nil, policies.ParamError(ParamCommand, "a non-empty argv list", raw)
 	}
+	if _, err := exec.LookPath(argv[0]); err != nil {
+		return nil, fmt.Errorf("policy.params.%s: cannot run %q: %v", ParamCommand, argv[0], unwrapExec(err))
+	}
 	return argv, nil
+}
+
+// unwrapExec drops exec.Error's repetition of the name.
+func unwrapExec(err error) error {
+	var e *exec.Error
+	if errors.As(err, &e) {
+		return e.Err
+	}
+	return err
 }
 
 // seconds reads an optional positive duration in seconds.

@@ -17,19 +17,20 @@ func TestParameters(t *testing.T) {
 		params map[string]any
 		want   string // "" = accepted
 	}{
-		{"an argv list", map[string]any{"command": []any{"python3", "s.py"}}, ""},
-		{"one string of words", map[string]any{"command": "python3 s.py fifo"}, ""},
+		{"an argv list", map[string]any{"command": []any{"sh", "s.py"}}, ""},
+		{"one string of words", map[string]any{"command": "sh s.py fifo"}, ""},
+		{"a program that is not there", map[string]any{"command": "pyhton3 s.py"}, `policy.params.command: cannot run "pyhton3": executable file not found in $PATH`},
 		{"a socket", map[string]any{"socket": "/tmp/s.sock", "connect_timeout_s": "2.5"}, ""},
 		{"neither command nor socket", map[string]any{}, "set policy.params.command"},
-		{"both", map[string]any{"command": "x", "socket": "/tmp/s"}, "are exclusive"},
+		{"both", map[string]any{"command": "sh", "socket": "/tmp/s"}, "are exclusive"},
 		{"an empty command", map[string]any{"command": ""}, "policy.params.command: want a non-empty argv list"},
-		{"a command of numbers", map[string]any{"command": []any{"x", 3}}, "policy.params.command: want a list of words"},
-		{"a zero timeout", map[string]any{"command": "x", "timeout_s": 0}, "policy.params.timeout_s: want a number of seconds"},
-		{"a textual timeout", map[string]any{"command": "x", "timeout_s": "soon"}, "policy.params.timeout_s"},
-		{"args not a map", map[string]any{"command": "x", "args": "preempt"}, "policy.params.args: want a map"},
+		{"a command of numbers", map[string]any{"command": []any{"sh", 3}}, "policy.params.command: want a list of words"},
+		{"a zero timeout", map[string]any{"command": "sh", "timeout_s": 0}, "policy.params.timeout_s: want a number of seconds"},
+		{"a textual timeout", map[string]any{"command": "sh", "timeout_s": "soon"}, "policy.params.timeout_s"},
+		{"args not a map", map[string]any{"command": "sh", "args": "preempt"}, "policy.params.args: want a map"},
 		{"a typo", map[string]any{"comand": "x"}, "unknown parameter policy.params.comand (valid: args, command,"},
-		{"a short hash", map[string]any{"command": "python3 s.py", "script_sha256": "abc"}, "policy.params.script_sha256: want the 64 hex digits"},
-		{"a hash without a script", map[string]any{"command": "x", "script_sha256": strings.Repeat("a", 64)}, "needs policy.params.command naming a script"},
+		{"a short hash", map[string]any{"command": "sh s.py", "script_sha256": "abc"}, "policy.params.script_sha256: want the 64 hex digits"},
+		{"a hash without a script", map[string]any{"command": "sh", "script_sha256": strings.Repeat("a", 64)}, "needs policy.params.command naming a script"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

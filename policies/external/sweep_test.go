@@ -61,8 +61,8 @@ func TestSweepRunsExternalCells(t *testing.T) {
 // TestCacheKeyFollowsTheScriptPin: two configurations that differ only in
 // policy.params.script_sha256 are different cells.
 func TestCacheKeyFollowsTheScriptPin(t *testing.T) {
-	a := resolve(t, "policy.name=external", "policy.params.command=python3 s.py", "policy.params.script_sha256="+sha('a'))
-	b := resolve(t, "policy.name=external", "policy.params.command=python3 s.py", "policy.params.script_sha256="+sha('b'))
+	a := resolve(t, "policy.name=external", "policy.params.command=sh s.py", "policy.params.script_sha256="+sha('a'))
+	b := resolve(t, "policy.name=external", "policy.params.command=sh s.py", "policy.params.script_sha256="+sha('b'))
 	if sweep.CellKey(a, "w") == sweep.CellKey(b, "w") {
 		t.Fatal("the cache key ignores the script pin")
 	}
