@@ -14,8 +14,12 @@ func TestGymEnvironmentStepsFourRuns(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the schedlab binary")
 	}
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go tool on PATH to build schedlab with")
+	}
 	bin := filepath.Join(t.TempDir(), "schedlab")
-	build := exec.Command("go", "build", "-o", bin, "github.com/schedlab/schedlab/cmd/schedlab")
+	build := exec.Command(goTool, "build", "-o", bin, "github.com/schedlab/schedlab/cmd/schedlab")
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
