@@ -2,6 +2,7 @@ package experiments
 
 import (
 	"fmt"
+	"io"
 	"strings"
 	"time"
 
@@ -50,6 +51,13 @@ type EngineStats struct {
 	SchedulingCalls int64   `json:"scheduling_calls"`
 	Starts          int64   `json:"starts"`
 	Preemptions     int64   `json:"preemptions"`
+}
+
+// failureNoter is an optional ability of a policy: context to add to the error that ended its
+// run, such as the last line an external scheduler wrote to its stderr before the engine
+// rejected its plan.
+type failureNoter interface {
+	NoteFailure(err error) error
 }
 
 // NewPolicy builds the configured policy from the built-in registry.
@@ -119,6 +127,9 @@ func runHashed(c Config, w *traces.Workload, hash string, prog *runProgress) (*O
 	if err != nil {
 		return nil, err
 	}
+	if cl, ok := p.(io.Closer); ok {
+		defer cl.Close() // an external scheduler's process ends with the run, failed or not
+	}
 	ec := c.EngineConfig()
 	var plog *predictionLog
 	if c.Predict.Name != "" {
@@ -139,6 +150,9 @@ func runHashed(c Config, w *traces.Workload, hash string, prog *runProgress) (*O
 	res, err := e.Run()
 	wall := time.Since(begin).Seconds()
 	if err != nil {
+		if n, ok := p.(failureNoter); ok {
+			err = n.NoteFailure(err)
+		}
 		return nil, fmt.Errorf("%w (seed %d)", err, c.Seed)
 	}
 	o := &Outcome{Config: c, Workload: w, WorkloadHash: hash, Result: res, Summary: replay.Summarize(res), Waits: probe.finish(res.End)}

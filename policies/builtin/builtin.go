@@ -8,6 +8,7 @@ import (
 	"github.com/schedlab/schedlab/policies/baseline"
 	"github.com/schedlab/schedlab/policies/bpf"
 	"github.com/schedlab/schedlab/policies/cora"
+	"github.com/schedlab/schedlab/policies/external"
 	"github.com/schedlab/schedlab/policies/jvusched"
 	"github.com/schedlab/schedlab/policies/rrh"
 )
@@ -26,6 +27,7 @@ func Entries() []policies.Entry {
 	entries = append(entries,
 		policies.Entry{Name: cora.Name, Description: "CORA: lexicographic max-min of completion-time utilities at every event; params.solver exact (default) or lp (the paper's FINAL on HiGHS)", New: cora.New},
 		policies.Entry{Name: rrh.Name, Description: "risk-reward heuristic (Irwin et al., FirstReward): discounted gain against utility-decay opportunity cost", New: rrh.New},
+		policies.Entry{Name: external.Name, Description: "a scheduler outside schedlab (any language) over the line protocol of policies/external/PROTOCOL.md; params.command or params.socket", New: external.New},
 		policies.Entry{Name: jvusched.Name, Description: "JamaisVu's JVuSched: per-cycle MILP over STRL/pSTRL space-time options with in-situ preemption and misestimate handling (HiGHS)", New: jvusched.New},
 	)
 	return entries

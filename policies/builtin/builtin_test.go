@@ -12,7 +12,7 @@ import (
 
 func TestRegistryListsEveryPolicy(t *testing.T) {
 	r := builtin.Registry()
-	want := []string{"bpf", "cora", "drf", "edf", "fair", "fifo", "jvusched", "mbvt", "nbpf", "rrh", "sp", "srpt"}
+	want := []string{"bpf", "cora", "drf", "edf", "external", "fair", "fifo", "jvusched", "mbvt", "nbpf", "rrh", "sp", "srpt"}
 	if got := r.Names(); !slices.Equal(got, want) {
 		t.Fatalf("Names() = %v, want %v", got, want)
 	}
@@ -21,7 +21,11 @@ func TestRegistryListsEveryPolicy(t *testing.T) {
 			if e.Description == "" || strings.Contains(e.Description, "\n") {
 				t.Errorf("description %q", e.Description)
 			}
-			p, err := r.New(e.Name, policies.Options{})
+			var o policies.Options
+			if e.Name == "external" { // the one policy that needs a parameter: its scheduler
+				o.Params = map[string]any{"command": "true"}
+			}
+			p, err := r.New(e.Name, o)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -52,7 +56,7 @@ func TestRegistryErrors(t *testing.T) {
 				_, err := r.New("lottery", policies.Options{})
 				return err
 			},
-			want: `"lottery" (valid: bpf, cora, drf, edf, fair, fifo, jvusched, mbvt, nbpf, rrh, sp, srpt)`,
+			want: `"lottery" (valid: bpf, cora, drf, edf, external, fair, fifo, jvusched, mbvt, nbpf, rrh, sp, srpt)`,
 			is:   policies.ErrUnknownPolicy,
 		},
 		{

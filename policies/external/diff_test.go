@@ -1,0 +1,114 @@
+package external_test
+
+import (
+	"bytes"
+	"path/filepath"
+	"testing"
+
+	"github.com/schedlab/schedlab/traces"
+)
+
+// TestPythonPortsMatchTheBuiltins runs each Python port through the protocol and the built-in
+// Go policy it ports on the same workload and requires byte-identical jobs.parquet.
+func TestPythonPortsMatchTheBuiltins(t *testing.T) {
+	py := python(t)
+	queries, err := filepath.Abs("../../traces/tpcdag/testdata/queries_tpch_3.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	embedded := []string{"engine.horizon_s=2000"}
+	multiQueue := []string{"workload.generator=bpf", "workload.bpf.queries=" + queries, "workload.bpf.lqs=2",
+		"workload.bpf.tqs=3", "workload.bpf.bursts=4", "workload.bpf.period_s=300", "workload.bpf.tq_jobs=24", "workload.bpf.machines=12", "workload.bpf.lq_max_critical_path_s=200"}
+	preempt := []string{"engine.preempt_delay_s=2", "policy.params.preempt=true"}
+	cases := []struct {
+		name   string
+		policy string
+		w      *traces.Workload
+		sets   []string
+	}{
+		{"embedded workload fifo", "fifo", nil, embedded},
+		{"embedded workload srpt", "srpt", nil, embedded},
+		{"embedded workload drf", "drf", nil, embedded},
+		{"multi-queue DAG workload fifo", "fifo", nil, multiQueue},
+		{"multi-queue DAG workload srpt", "srpt", nil, multiQueue},
+		{"multi-queue DAG workload drf", "drf", nil, multiQueue},
+		{"placement-constrained workload fifo", "fifo", constrainedWorkload(1), nil},
+		{"placement-constrained workload srpt", "srpt", constrainedWorkload(2), nil},
+		{"placement-constrained workload drf with backfill", "drf", constrainedWorkload(3), []string{"policy.backfill=true"}},
+		{"preemption sp by priority", "sp", constrainedWorkload(4), preempt},
+		{"preemption sp by class order", "sp", constrainedWorkload(5), append([]string{"policy.class_order=slo,be"}, preempt...)},
+		{"preemption sp pooled", "sp", pooledWorkload(6), preempt},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			want, wo, err := run(t, tc.w, append([]string{"policy.name=" + tc.policy}, tc.sets...)...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sets := []string{"policy.name=external", "policy.params.command=" + py + " " + script(t, "baseline.py") + " " + tc.policy}
+			for _, s := range tc.sets {
+				if s == "policy.params.preempt=true" {
+					s = "policy.params.args.preempt=true"
+				}
+				sets = append(sets, s)
+			}
+			got, o, err := run(t, tc.w, sets...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got, want) {
+				t.Fatalf("jobs.parquet differs from the built-in %s's (%d vs %d bytes)", tc.policy, len(got), len(want))
+			}
+			if o.Engine.Starts == 0 || o.Engine.SchedulingCalls != wo.Engine.SchedulingCalls {
+				t.Fatalf("starts %d, calls %d (built-in: %d)", o.Engine.Starts, o.Engine.SchedulingCalls, wo.Engine.SchedulingCalls)
+			}
+			if tc.policy == "sp" && o.Engine.Preemptions == 0 {
+				t.Fatal("the preemption case preempted nothing: it tests nothing")
+			}
+		})
+	}
+}
+
+// pooledWorkload is constrainedWorkload(seed) on its pooled cluster (workload.pooled applies to
+// loaded workloads only).
+func pooledWorkload(seed uint64) *traces.Workload {
+	w := constrainedWorkload(seed)
+	w.Cluster.Pooled = true
+	return w
+}
+
+// TestGoClientMatchesTheBuiltinFIFO proves the protocol is language-neutral: a minimal client
+// written in Go (child_test.go) replays the embedded workload, pooled, exactly as the built-in
+// fifo does.
+func TestGoClientMatchesTheBuiltinFIFO(t *testing.T) {
+	sets := []string{"workload.pooled=true", "engine.horizon_s=5000"}
+	want, _, err := run(t, nil, append([]string{"policy.name=fifo"}, sets...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, o, err := run(t, nil, append([]string{"policy.name=external", "policy.params.command=" + childArgv("fifo")}, sets...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatal("jobs.parquet differs from the built-in fifo's")
+	}
+	if o.Engine.Starts == 0 {
+		t.Fatal("nothing started")
+	}
+}
+
+// TestReadmeExampleRuns runs the README's example scheduler on the embedded workload (to a
+// horizon) and on the placement-constrained one, pooled: its plans must be valid and start work.
+func TestReadmeExampleRuns(t *testing.T) {
+	py := python(t)
+	for _, w := range []*traces.Workload{nil, pooledWorkload(7)} {
+		_, o, err := run(t, w, "policy.name=external", "policy.params.command="+py+" "+script(t, "examples/smallest_first.py"), "engine.horizon_s=2000", "workload.pooled=true")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if o.Engine.Starts == 0 || o.Summary.Completed == 0 {
+			t.Fatalf("starts %d, completed %d", o.Engine.Starts, o.Summary.Completed)
+		}
+	}
+}
