@@ -18,6 +18,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"github.com/schedlab/schedlab/policies/external"
 	"math"
 	"slices"
 	"strconv"
@@ -374,9 +375,16 @@ func buildKey(configKey, buildDigest string) string {
 }
 
 // ConfigKey is the build-independent content address of a cell: the SHA-256 of its resolved
-// configuration (which includes the seed), the workload's content hash and schedlab's version.
+// configuration (which includes the seed), the workload's content hash, schedlab's version and,
+// for the external policy, the contents of the script files its command names.
 func ConfigKey(cfg experiments.Config, workloadHash string) string {
 	doc := map[string]any{"config": cfg.Map(), "workload_hash": workloadHash, "schedlab_version": experiments.Version}
+	if cfg.Policy.Name == external.Name {
+		// An external scheduler's code is not in the build: its script files' contents are.
+		if d := external.InputDigests(cfg.Policy.Params); len(d) > 0 {
+			doc["policy_inputs"] = d
+		}
+	}
 	b, err := json.Marshal(doc) // map keys are sorted: canonical
 	if err != nil {
 		// Config.Map holds only JSON-encodable values; policy params come from YAML or strings.

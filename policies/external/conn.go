@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/schedlab/schedlab/internal/datapath"
 	"io"
 	"net"
 	"os"
@@ -57,6 +58,7 @@ func startChild(argv []string) (*conn, error) {
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
 	cmd.SysProcAttr = childAttr()
+	cmd.Env = childEnv(os.Environ())
 	c := &conn{cmd: cmd, exited: make(chan struct{}), stderr: newTail(errR), what: fmt.Sprintf("scheduler %q", strings.Join(argv, " "))}
 	err = cmd.Start()
 	inR.Close()
@@ -261,4 +263,30 @@ func (t *tail) wait() {
 	case <-t.done:
 	case <-time.After(time.Second):
 	}
+}
+
+// ClientDir is the repository folder of the Python client package schedlab_client.
+const ClientDir = "policies/external/python"
+
+// childEnv returns the scheduler's environment: this process's, with the repository's Python
+// client folder appended to PYTHONPATH when it is found (from any directory: the working
+// directory's repository or the one schedlab was built from), so that a scheduler script
+// copied anywhere can `import schedlab_client` without installing it. A PYTHONPATH the user
+// set keeps its entries first.
+func childEnv(env []string) []string {
+	dir, ok, err := datapath.RepoFile(ClientDir)
+	if !ok || err != nil {
+		return env
+	}
+	for i, kv := range env {
+		if v, found := strings.CutPrefix(kv, "PYTHONPATH="); found {
+			if v == "" {
+				env[i] = "PYTHONPATH=" + dir
+			} else {
+				env[i] = kv + string(os.PathListSeparator) + dir
+			}
+			return env
+		}
+	}
+	return append(env, "PYTHONPATH="+dir)
 }

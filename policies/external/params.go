@@ -9,9 +9,11 @@ import (
 	"math"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"time"
 
+	"github.com/schedlab/schedlab/internal/datapath"
 	"github.com/schedlab/schedlab/policies"
 )
 
@@ -120,6 +122,7 @@ func parseArgv(raw any) ([]string, error) {
 	if len(argv) == 0 || argv[0] == "" {
 		return nil, policies.ParamError(ParamCommand, "a non-empty argv list", raw)
 	}
+	argv = resolveWords(argv)
 	if _, err := exec.LookPath(argv[0]); err != nil {
 		return nil, fmt.Errorf("policy.params.%s: cannot run %q: %v", ParamCommand, argv[0], unwrapExec(err))
 	}
@@ -174,6 +177,74 @@ func (s *settings) checkScript() error {
 	}
 	if got != s.scriptSHA256 {
 		return fmt.Errorf("policy.params.%s: %s has SHA-256 %s, the configuration pins %s (the script changed: update the pin)", ParamScriptSHA256, s.command[1], got, s.scriptSHA256)
+	}
+	return nil
+}
+
+// resolveWords returns argv with every relative path word that names nothing from the working
+// directory but names a file of the schedlab repository (policies/external/python/examples/…)
+// replaced by that file's absolute path, so that a command written from the repository root
+// runs from any directory. Other words are kept as given.
+func resolveWords(argv []string) []string {
+	out := make([]string, len(argv))
+	for i, w := range argv {
+		out[i] = w
+		if !strings.ContainsRune(w, '/') || filepath.IsAbs(w) {
+			continue
+		}
+		if _, err := os.Stat(w); err == nil {
+			continue
+		}
+		if full, ok, err := datapath.RepoFile(w); ok && err == nil {
+			out[i] = full
+		}
+	}
+	return out
+}
+
+// InputDigests returns the SHA-256 of every regular file that the command of an external
+// policy's parameters names (a word after the program, or the program itself when written as a
+// path), keyed by the word as given: what a sweep's cache key adds so that a changed script is
+// recomputed. It is empty for parameters without a command, and ignores words naming no file.
+func InputDigests(params map[string]any) map[string]string {
+	raw, ok := params[ParamCommand]
+	if !ok || raw == nil {
+		return nil
+	}
+	words, err := parseArgv(raw) // resolved as the run resolves them
+	if err != nil {
+		return nil
+	}
+	given := wordsAsGiven(raw)
+	digests := map[string]string{}
+	for i, w := range words {
+		if i == 0 && !strings.ContainsRune(given[0], '/') {
+			continue // a program found on PATH (python3): its version is not the scheduler
+		}
+		if fi, err := os.Stat(w); err != nil || !fi.Mode().IsRegular() {
+			continue
+		}
+		if h, err := FileSHA256(w); err == nil && i < len(given) {
+			digests[given[i]] = h
+		}
+	}
+	return digests
+}
+
+// wordsAsGiven splits a command parameter into its words without resolving them.
+func wordsAsGiven(raw any) []string {
+	switch x := raw.(type) {
+	case string:
+		return strings.Fields(x)
+	case []string:
+		return x
+	case []any:
+		var ws []string
+		for _, w := range x {
+			s, _ := w.(string)
+			ws = append(ws, s)
+		}
+		return ws
 	}
 	return nil
 }

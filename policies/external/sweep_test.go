@@ -2,11 +2,13 @@ package external_test
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/schedlab/schedlab/experiments"
 	"github.com/schedlab/schedlab/experiments/sweep"
+	"github.com/schedlab/schedlab/policies/external"
 )
 
 // TestSweepRunsExternalCells runs a spec whose cells include the Python srpt port: each
@@ -74,4 +76,36 @@ func sha(c byte) string {
 		b[i] = c
 	}
 	return string(b)
+}
+
+// TestCacheKeyFollowsTheScriptContent: without a pin, a cell's key still changes when the
+// script its command names changes (the script is not part of schedlab's build).
+func TestCacheKeyFollowsTheScriptContent(t *testing.T) {
+	dir := t.TempDir()
+	script := filepath.Join(dir, "s.py")
+	write := func(body string) {
+		if err := os.WriteFile(script, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("print('a')\n")
+	c := resolve(t, "policy.name=external", "policy.params.command=sh "+script)
+	before := sweep.CellKey(c, "w")
+	if sweep.CellKey(c, "w") != before {
+		t.Fatal("the key is not stable for an unchanged script")
+	}
+	write("print('b')\n")
+	if sweep.CellKey(c, "w") == before {
+		t.Fatal("the cache key ignores a change of the script's content")
+	}
+}
+
+// TestCommandFoundFromAnyDirectory: a command word naming a repository file relative to the
+// repository root runs from another working directory (README's examples do this).
+func TestCommandFoundFromAnyDirectory(t *testing.T) {
+	t.Chdir(t.TempDir())
+	got := external.InputDigests(map[string]any{"command": "sh policies/external/python/examples/smallest_first.py"})
+	if _, ok := got["policies/external/python/examples/smallest_first.py"]; !ok {
+		t.Fatalf("the repository script was not found from another directory: %v", got)
+	}
 }
