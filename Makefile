@@ -55,8 +55,9 @@ demo: build highs
 
 # Unit, scenario, golden, fuzz-corpus and determinism tests, with engine invariant checks and the
 # race detector. internal/testprogress prints each package as it finishes and, every minute, the
-# packages still running (go test alone prints in package order, so the slowest first package
-# hid all the others).
+# packages still running, or that go test is still compiling (minutes under -race; go test alone
+# prints in package order, so the slowest first package hid all the others). -timeout 20m is
+# per package: cmd/schedlab, the longest, takes 2.5 min (5 min at load average 10).
 test: setup
 	@echo "==> test: go vet"
 	$(GO) vet $(PKGS)
