@@ -102,7 +102,7 @@ image: highs
 	  CGO_ENABLED=0 $(GO) build -trimpath -ldflags="-s -w" -o $(IMAGE_CTX)/out/bin/schedlab ./cmd/schedlab && \
 	  cp third_party/highs/highs.* $(IMAGE_CTX)/out/highs/ 2>/dev/null || true; \
 	  $(IMAGE_CTX)/out/bin/schedlab solver install --dest $(IMAGE_CTX)/out/highs; \
-	  if command -v buildah >/dev/null; then B="buildah --storage-driver vfs bud"; \
+	  if command -v buildah >/dev/null; then B="buildah --storage-driver vfs bud --layers --force-rm"; \
 	  elif command -v podman >/dev/null; then B="podman --storage-driver vfs build"; \
 	  else echo "make image: no docker engine, buildah or podman (make setup installs buildah and podman)"; exit 1; fi; \
 	  echo "$$B -t $(IMAGE) (FROM scratch, prebuilt in $(IMAGE_CTX))"; \
