@@ -4,9 +4,15 @@
 # base (no shell, no package manager), run as the unprivileged user 65532.
 #   make image                          # docker build -t schedlab:<version> .
 #   docker run --rm schedlab:0.1.0 sweep demo/policies --label quick --out /work/results
+# Where nothing can be pulled (no golang or distroless image), `make image` builds it with buildah
+# from a context holding out/ (the static binary, highs.wasm and an empty work/, built on this
+# machine) with --build-arg BUILD=prebuilt --build-arg BASE=scratch.
 ARG GO_VERSION=1.26
+# BUILD names the stage the binary and the wasm come from: compile (in a Go container) or prebuilt.
+ARG BUILD=compile
+ARG BASE=gcr.io/distroless/static-debian12:nonroot
 
-FROM golang:${GO_VERSION}-bookworm AS build
+FROM golang:${GO_VERSION}-bookworm AS compile
 WORKDIR /src
 COPY go.mod go.sum ./
 RUN go mod download
@@ -21,7 +27,12 @@ RUN mkdir -p /out/highs /out/work \
  && /out/bin/schedlab solver install --dest /out/highs \
  && SCHEDLAB_HIGHS_WASM=/out/highs/highs.wasm SCHEDLAB_WAZERO_CACHE=off /out/bin/schedlab solver check
 
-FROM gcr.io/distroless/static-debian12:nonroot
+FROM scratch AS prebuilt
+COPY out/ /out/
+
+FROM ${BUILD} AS build
+
+FROM ${BASE}
 COPY --from=build /out/bin/schedlab /usr/local/bin/schedlab
 COPY --from=build /out/highs/ /usr/local/share/schedlab/highs/
 # Sweeps run in /work (results/ by default); specs that read ../shared/data find it at

@@ -8,11 +8,11 @@ PKGS      := ./...
 FUZZTIME  ?= 10s
 SUDO      := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all setup deps highs chromium slurm build demo test test-short fuzz bench bench-traces verify clean image
+.PHONY: all setup deps highs chromium slurm podman build demo test test-short fuzz bench bench-traces verify clean image
 
 all: build
 
-setup: deps highs chromium slurm
+setup: deps highs chromium slurm podman
 
 deps:
 	@echo "==> setup: Go modules (go mod download)"
@@ -37,6 +37,14 @@ slurm:
 	  echo "installing Debian slurm-wlm and munge for the Slurm test"; \
 	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq slurm-wlm munge >/dev/null; }
 
+# podman and buildah (with runc: crun refuses hybrid cgroup hosts) build the container image and
+# run it in a test (cmd/schedlab/image_run_test.go) where there is no Docker engine.
+podman:
+	@echo "==> setup: podman, buildah and runc for the container image and its test"
+	@dpkg -s podman buildah runc >/dev/null 2>&1 || { \
+	  echo "installing Debian podman, buildah and runc for the image test"; \
+	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq podman buildah runc >/dev/null; }
+
 build: deps
 	$(GO) build -o $(BIN) ./cmd/schedlab
 
@@ -47,8 +55,9 @@ demo: build highs
 
 # Unit, scenario, golden, fuzz-corpus and determinism tests, with engine invariant checks and the
 # race detector. internal/testprogress prints each package as it finishes and, every minute, the
-# packages still running (go test alone prints in package order, so the slowest first package
-# hid all the others).
+# packages still running, or that go test is still compiling (minutes under -race; go test alone
+# prints in package order, so the slowest first package hid all the others). -timeout 20m is
+# per package: cmd/schedlab, the longest, takes 2.5 min (5 min at load average 10).
 test: setup
 	@echo "==> test: go vet"
 	$(GO) vet $(PKGS)
@@ -81,11 +90,23 @@ verify: deps
 	$(GO) vet $(PKGS)
 	$(GO) mod tidy -diff
 
-# The container image of the Kubernetes sweep jobs (Dockerfile; needs Docker with BuildKit):
-# schedlab:<version>, or IMAGE=registry/name:tag.
+# The container image of the Kubernetes sweep jobs (Dockerfile): schedlab:<version>, or
+# IMAGE=registry/name:tag. With a running Docker engine, docker build compiles it in a Go
+# container on distroless. Without one (nothing can be pulled), buildah (else podman) builds it
+# FROM scratch from bin/image/out: the static binary and highs.wasm made here (vfs storage).
 IMAGE ?= schedlab:$(shell sed -n 's/^const Version = "\(.*\)"/\1/p' experiments/run.go)
-image:
-	docker build -t $(IMAGE) .
+IMAGE_CTX := bin/image
+image: highs
+	@set -e; if docker info >/dev/null 2>&1; then docker build -t $(IMAGE) .; else \
+	  rm -rf $(IMAGE_CTX) && mkdir -p $(IMAGE_CTX)/out/bin $(IMAGE_CTX)/out/highs $(IMAGE_CTX)/out/work && \
+	  CGO_ENABLED=0 $(GO) build -trimpath -ldflags="-s -w" -o $(IMAGE_CTX)/out/bin/schedlab ./cmd/schedlab && \
+	  cp third_party/highs/highs.* $(IMAGE_CTX)/out/highs/ 2>/dev/null || true; \
+	  $(IMAGE_CTX)/out/bin/schedlab solver install --dest $(IMAGE_CTX)/out/highs; \
+	  if command -v buildah >/dev/null; then B="buildah --storage-driver vfs bud --layers --force-rm"; \
+	  elif command -v podman >/dev/null; then B="podman --storage-driver vfs build"; \
+	  else echo "make image: no docker engine, buildah or podman (make setup installs buildah and podman)"; exit 1; fi; \
+	  echo "$$B -t $(IMAGE) (FROM scratch, prebuilt in $(IMAGE_CTX))"; \
+	  $$B --pull=never --build-arg BUILD=prebuilt --build-arg BASE=scratch -f Dockerfile -t $(IMAGE) $(IMAGE_CTX); fi
 
 clean:
 	rm -rf bin

@@ -77,22 +77,42 @@ func killTest(t *testing.T, dir string, args []string, n int, check func(t *test
 	}
 }
 
+// smallWorkload cuts the embedded default workload (399 TPC-H jobs) to a seeded tenth (35 jobs,
+// about 11 KiB of output): the fault tests replay it dozens of times, which under the race
+// detector and the invariant checks took 50-130 s a replay round of the whole workload.
+var smallWorkload = []string{"--set", "workload.sample=0.1"}
+
 // TestRunOutSurvivesKill kills `schedlab run --out DIR` at random points: DIR is absent or a
 // whole run's output (the same bytes as an undisturbed run) at every moment, and the next run
-// removes whatever work directory a killed one left.
+// removes whatever work directory a killed one left. It kills runs of the small workload, and,
+// without the race detector (go test ./...), runs of the whole default workload too.
 func TestRunOutSurvivesKill(t *testing.T) {
 	if testing.Short() {
 		t.Skip("kills processes")
 	}
+	for _, tc := range []struct {
+		name string
+		set  []string
+	}{{"small", smallWorkload}, {"full", nil}} {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.set == nil && raceEnabled {
+				t.Skip("the whole default workload is killed only without -race (go test ./cmd/schedlab/): it took 435-530 s under -race -tags invariants")
+			}
+			runOutSurvivesKill(t, tc.set)
+		})
+	}
+}
+
+func runOutSurvivesKill(t *testing.T, set []string) {
 	parent := t.TempDir()
 	out := filepath.Join(parent, "out")
 	ref := filepath.Join(t.TempDir(), "ref")
-	if _, errOut, code := runCLI(t, "run", "--out", ref, "-q"); code != 0 {
+	if _, errOut, code := runCLI(t, append([]string{"run", "--out", ref, "-q"}, set...)...); code != 0 {
 		t.Fatal(errOut)
 	}
 	want := readFile(t, filepath.Join(ref, experiments.JobsFile))
 	files := entries(t, ref)
-	killTest(t, parent, []string{"run", "--out", out, "-q"}, 16, func(t *testing.T, i int) {
+	killTest(t, parent, append([]string{"run", "--out", out, "-q"}, set...), 16, func(t *testing.T, i int) {
 		got := entries(t, out)
 		if got == nil {
 			return // not published yet
@@ -136,8 +156,11 @@ func TestOutputsOnFullDisk(t *testing.T) {
 	if testing.Short() {
 		t.Skip("mounts file systems")
 	}
+	runArgs := func(out string, more ...string) []string {
+		return append(append([]string{"run", "--out", out, "-q"}, smallWorkload...), more...)
+	}
 	refRun := filepath.Join(t.TempDir(), "ref")
-	if _, errOut, code := runCLI(t, "run", "--out", refRun, "-q"); code != 0 {
+	if _, errOut, code := runCLI(t, runArgs(refRun)...); code != 0 {
 		t.Fatal(errOut)
 	}
 	refImport := filepath.Join(t.TempDir(), "g.parquet")
@@ -152,9 +175,10 @@ func TestOutputsOnFullDisk(t *testing.T) {
 		out      string
 		ref      string
 	}{
-		// run --out writes about 33 KiB (jobs 17, usage 12, summary 3, config 1).
-		{"run", []int{4, 8, 16, 24, 32}, false, func(d string) []string { return []string{"run", "--out", filepath.Join(d, "out"), "-q"} }, "out", refRun},
-		{"run-over-previous", []int{48, 56, 64, 72}, true, func(d string) []string { return []string{"run", "--out", filepath.Join(d, "out"), "-q"} }, "out", refRun},
+		// run --out of the small workload writes about 11 KiB (jobs 4.6, summary 3.7, usage 1.7,
+		// config 0.9), 20 KiB in tmpfs pages.
+		{"run", []int{4, 8, 12, 16}, false, func(d string) []string { return runArgs(filepath.Join(d, "out")) }, "out", refRun},
+		{"run-over-previous", []int{24, 28, 32, 36}, true, func(d string) []string { return runArgs(filepath.Join(d, "out")) }, "out", refRun},
 		// the import writes about 100 KiB, through sort runs of the same size
 		{"trace-import", []int{4, 32, 64, 96}, false, func(d string) []string {
 			return []string{"trace", "import", "google2011", "--level", "job", "--src", googleFixture, "--out", filepath.Join(d, "g.parquet")}
@@ -165,7 +189,7 @@ func TestOutputsOnFullDisk(t *testing.T) {
 				mnt := testutil.MountTmpfs(t, kib<<10)
 				var before []string
 				if tc.previous {
-					if _, errOut, code := runCLI(t, "run", "--out", filepath.Join(mnt, "out"), "--policy", "drf", "-q"); code != 0 {
+					if _, errOut, code := runCLI(t, runArgs(filepath.Join(mnt, "out"), "--policy", "drf")...); code != 0 {
 						t.Fatalf("the previous run does not fit %d KiB: %s", kib, errOut)
 					}
 					before = entries(t, filepath.Join(mnt, "out"))

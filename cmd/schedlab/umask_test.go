@@ -24,7 +24,7 @@ func TestOutputsFollowTheUmask(t *testing.T) {
 		old := syscall.Umask(tc.umask)
 		root := t.TempDir()
 		for _, args := range [][]string{
-			{"run", "--out", filepath.Join(root, "run"), "--policy", "bpf", "-q"},
+			append([]string{"run", "--out", filepath.Join(root, "run"), "--policy", "bpf", "-q"}, smallWorkload...),
 			{"sweep", tinySpec, "--label", "quick", "--set", tinyWorkload, "--out", filepath.Join(root, "sweep"), "--parallel", "2"},
 			{"reproduce", tinySpec, "--label", "quick", "--set", tinyWorkload, "--out", filepath.Join(root, "reproduce"), "--parallel", "2"},
 			{"trace", "import", "google2011", "--level", "job", "--src", googleFixture, "--out", filepath.Join(root, "g.parquet")},

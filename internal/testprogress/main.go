@@ -44,6 +44,7 @@ type progress struct {
 
 func main() {
 	p := &progress{w: os.Stdout, begin: time.Now(), running: map[string]time.Time{}, output: map[string][]string{}}
+	p.started()
 	stop := make(chan struct{})
 	go p.tick(time.Minute, stop)
 	err := p.read(os.Stdin)
@@ -67,10 +68,28 @@ func (p *progress) tick(interval time.Duration, stop <-chan struct{}) {
 	}
 }
 
-// status prints how many packages finished and which run, and for how long.
+// started prints the first line at once: go test first compiles the test binaries, which under
+// -race takes minutes before any package reports.
+func (p *progress) started() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	fmt.Fprintln(p.w, "testprogress: waiting for go test to compile and run the packages; a line per package as it finishes, a status line every minute")
+}
+
+// status prints how many packages finished and which run, and for how long; while none runs,
+// that go test is compiling.
 func (p *progress) status(now time.Time) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	took := now.Sub(p.begin).Round(time.Second)
+	if len(p.running) == 0 {
+		if p.done == 0 {
+			fmt.Fprintf(p.w, "… %s: compiling the test binaries; no package has started yet\n", took)
+		} else {
+			fmt.Fprintf(p.w, "… %s: %d packages done, compiling the next test binaries\n", took, p.done)
+		}
+		return
+	}
 	var names []string
 	for pkg := range p.running {
 		names = append(names, pkg)
@@ -80,7 +99,7 @@ func (p *progress) status(now time.Time) {
 	for _, pkg := range names {
 		parts = append(parts, fmt.Sprintf("%s (%s)", short(pkg), now.Sub(p.running[pkg]).Round(time.Second)))
 	}
-	fmt.Fprintf(p.w, "… %s: %d packages done, running %s\n", now.Sub(p.begin).Round(time.Second), p.done, strings.Join(parts, ", "))
+	fmt.Fprintf(p.w, "… %s: %d packages done, running %s\n", took, p.done, strings.Join(parts, ", "))
 }
 
 // read consumes the event stream; lines that are not events (go test's own messages) are

@@ -56,4 +56,17 @@ go: some message
 	if !strings.Contains(out.String(), "0 packages done, running cmd/schedlab (1m30s)") {
 		t.Errorf("status line %q", out.String())
 	}
+	// Before any test binary starts (go test compiles them first: minutes under -race), the
+	// status line says so instead of naming no package.
+	out.Reset()
+	p = &progress{w: &out, begin: time.Now().Add(-time.Minute), running: map[string]time.Time{}, output: map[string][]string{}}
+	p.status(time.Now())
+	if got := out.String(); !strings.Contains(got, "1m0s: compiling the test binaries; no package has started yet") {
+		t.Errorf("status line before any package started %q", got)
+	}
+	out.Reset()
+	p.started()
+	if got := out.String(); !strings.Contains(got, "a status line every minute") {
+		t.Errorf("first line %q", got)
+	}
 }
