@@ -8,6 +8,7 @@ import (
 	"io"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/endian"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
@@ -126,14 +127,28 @@ type noClose struct{ ipc.ReadAtSeeker }
 // library reads each batch into Go memory.
 func openArrow(path string, data []byte, ra ipc.ReadAtSeeker) (r *Reader, err error) {
 	defer corrupt(path, &err)
+	// The library would swap the bytes of a big-endian file's buffers in place: in a mapping
+	// that is read-only, a fault no recover catches. Canonical files are little-endian, so
+	// another byte order is refused instead.
+	size, err := ra.Seek(0, io.SeekEnd)
+	if err != nil {
+		return nil, fmt.Errorf("canonical: %s: %w", path, err)
+	}
+	if err := checkArrowFooter(ra, size); err != nil {
+		return nil, fmt.Errorf("canonical: %s: %w", path, err)
+	}
 	var fr *ipc.FileReader
 	if data != nil {
-		fr, err = ipc.NewMappedFileReader(data, ipc.WithAllocator(alloc))
+		fr, err = ipc.NewMappedFileReader(data, ipc.WithAllocator(alloc), ipc.WithEnsureNativeEndian(false))
 	} else {
-		fr, err = ipc.NewFileReader(ra, ipc.WithAllocator(alloc))
+		fr, err = ipc.NewFileReader(ra, ipc.WithAllocator(alloc), ipc.WithEnsureNativeEndian(false))
 	}
 	if err != nil {
 		return nil, fmt.Errorf("canonical: %s: %w", path, err)
+	}
+	if !fr.Schema().IsNativeEndian() {
+		fr.Close()
+		return nil, fmt.Errorf("canonical: %s: schema: byte order %v, want %v (canonical files are written in this machine's byte order)", path, fr.Schema().Endianness(), endian.NativeEndian)
 	}
 	md := fr.Schema().Metadata()
 	meta, version, err := parseMeta(func(k string) (string, bool) {
