@@ -93,15 +93,21 @@ type Checker struct {
 	total  Vec
 	caps   []Vec // the machines' distinct capacities that no other machine's dominates
 	fits   map[Vec]bool
+	any    bool // no cluster: demands are not checked against one
 	prev   Time
 	last   Time // the latest submit
 	work   Time // all jobs' task time, saturating
 }
 
-// NewChecker checks the resource dimensions and the cluster and returns a Checker for the jobs.
+// NewChecker checks the resource dimensions and the cluster and returns a Checker for the jobs. A
+// nil cluster checks the jobs without one (whether demands fit is left to a later Validate), for
+// readers whose caller may still change the cluster.
 func NewChecker(dims []string, cl *Cluster) (*Checker, error) {
 	if len(dims) == 0 || len(dims) > MaxDims {
 		return nil, &InvalidError{Job: -1, Field: "dims", Msg: fmt.Sprintf("need 1..%d resource dimensions, have %d", MaxDims, len(dims))}
+	}
+	if cl == nil {
+		return &Checker{dims: len(dims), prev: math.MinInt64, any: true}, nil
 	}
 	if len(cl.Machines) == 0 {
 		return nil, &InvalidError{Job: -1, Field: "cluster", Msg: "no machines"}
@@ -275,11 +281,12 @@ func (c *Checker) Job(ji int, j *Job) error {
 		if s.Demand.IsZero() {
 			return bad(si, "demand", "all dimensions zero")
 		}
-		if c.pooled {
-			if !s.Demand.Fits(c.total) {
-				return bad(si, "demand", "%s exceeds the pooled cluster's total %s", s.Demand.Format(c.dims), c.total.Format(c.dims))
-			}
-		} else if !c.fitsOne(s.Demand) {
+		switch {
+		case c.any:
+			// No cluster: a later Validate checks the demand against the one the workload runs on.
+		case c.pooled && !s.Demand.Fits(c.total):
+			return bad(si, "demand", "%s exceeds the pooled cluster's total %s", s.Demand.Format(c.dims), c.total.Format(c.dims))
+		case !c.pooled && !c.fitsOne(s.Demand):
 			return bad(si, "demand", "%s fits on no machine (machine capacities %s)", s.Demand.Format(c.dims), c.capacities())
 		}
 		for _, p := range s.Parents {
