@@ -547,6 +547,10 @@ func (d *decoder) decode(rec arrow.RecordBatch, dst []traces.Job) ([]traces.Job,
 				j.Placement.Hard, j.Placement.Slowdown = pHard.Value(i), pSlowdown[i]
 			}
 			d.start = d.row + int64(i)
+			if err := d.limits.CheckMemory(int64(d.jobs)+1, d.tasks); err != nil {
+				dst[len(dst)-1] = traces.Job{}
+				return dst[:len(dst)-1], fmt.Errorf("row %d: %w", d.start, err)
+			}
 			if ns == 0 {
 				if err := d.validate(j); err != nil {
 					dst[len(dst)-1] = traces.Job{}
@@ -590,6 +594,9 @@ func (d *decoder) decode(rec arrow.RecordBatch, dst []traces.Job) ([]traces.Job,
 		}
 		if l := d.limits.Tasks; l > 0 && d.tasks > l {
 			return fail(d.limitError(i, ColTasks, &traces.LimitError{Limit: traces.LimitTasks, Job: -1, Stage: -1, Value: d.tasks, Max: l}))
+		}
+		if err := d.limits.CheckMemory(int64(d.jobs)+1, d.tasks); err != nil {
+			return fail(fmt.Errorf("row %d: %w", d.row+int64(i), err))
 		}
 		if d.filled == len(j.Stages) {
 			j.Stages = append(j.Stages, traces.Stage{})
