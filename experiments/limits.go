@@ -195,3 +195,13 @@ func (l Limits) ReadCanonical(path string) (*traces.Workload, error) {
 	w, err := canonical.ReadWith(path, o)
 	return w, l.explain(err, note)
 }
+
+// Explain appends to an error wrapping a *traces.LimitError the key that sets the limit and,
+// when the limit was derived, from what (other errors are returned as they are).
+func (l Limits) Explain(err error) error {
+	if err == nil {
+		return nil
+	}
+	_, note := l.Effective()
+	return l.explain(err, note)
+}
