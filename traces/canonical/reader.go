@@ -73,18 +73,11 @@ func OpenWith(path string, o Options) (r *Reader, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("canonical: %w", err)
 	}
-	r, err = open(path, data, ra, o.Limits)
-	if err == nil && o.Validate {
-		if r.dec.check, err = traces.NewChecker(r.meta.Dims, nil); err != nil {
-			r.closeFn()
-			err = fmt.Errorf("canonical: %s: %w", path, err)
-		}
-	}
+	r, err = open(path, data, ra, o)
 	if err != nil {
 		unmap()
 		return nil, err
 	}
-	r.dec.limits = o.Limits
 	closeFn := r.closeFn
 	r.closeFn = func() error {
 		err := closeFn()
@@ -98,7 +91,8 @@ func OpenWith(path string, o Options) (r *Reader, err error) {
 
 // open opens the file at path, mapped as data (nil where the platform does not map files) and
 // readable through ra.
-func open(path string, data []byte, ra ipc.ReadAtSeeker, limits traces.Limits) (*Reader, error) {
+func open(path string, data []byte, ra ipc.ReadAtSeeker, o Options) (*Reader, error) {
+	limits := o.Limits
 	var magic [6]byte
 	n, _ := ra.ReadAt(magic[:], 0)
 	head := magic[:n]
@@ -127,6 +121,13 @@ func open(path string, data []byte, ra ipc.ReadAtSeeker, limits traces.Limits) (
 	if r.size, err = ra.Seek(0, io.SeekEnd); err != nil {
 		r.closeFn()
 		return nil, fmt.Errorf("canonical: %s: %w", path, err)
+	}
+	r.dec.limits = limits
+	if o.Validate {
+		if r.dec.check, err = traces.NewChecker(r.meta.Dims, nil); err != nil {
+			r.closeFn()
+			return nil, fmt.Errorf("canonical: %s: %w", path, err)
+		}
 	}
 	return r, nil
 }
@@ -482,6 +483,12 @@ func ReadWith(path string, o Options) (*traces.Workload, error) {
 	if err != nil {
 		return nil, err
 	}
+	return readAll(r)
+}
+
+// readAll reads all of r's jobs and closes it.
+func readAll(r *Reader) (*traces.Workload, error) {
+	path := r.path
 	defer r.Close()
 	m := r.Meta()
 	w := &traces.Workload{Name: m.Name, Source: m.Source, Dims: m.Dims, Cluster: m.Cluster}
@@ -493,7 +500,7 @@ func ReadWith(path string, o Options) (*traces.Workload, error) {
 			return nil, err
 		}
 	}
-	if l := o.Limits.Tasks; l > 0 && r.rows > l {
+	if l := r.dec.limits.Tasks; l > 0 && r.rows > l {
 		// Each row is a stage of at least one task.
 		return nil, fmt.Errorf("canonical: %s: %d stage rows: %w", path, r.rows, &traces.LimitError{Limit: traces.LimitTasks, Job: -1, Stage: -1, Value: r.rows, Max: l})
 	}
@@ -510,6 +517,7 @@ func ReadWith(path string, o Options) (*traces.Workload, error) {
 		r.dec.slab = make([]traces.Stage, prealloc)
 	}
 	for {
+		var err error
 		w.Jobs, err = r.fill(w.Jobs)
 		if errors.Is(err, io.EOF) {
 			break
