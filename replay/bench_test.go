@@ -138,7 +138,7 @@ func chainWorkload(n int) *traces.Workload {
 // (ns/stage) must stay flat as the chain grows (a valid 300,000-stage chain once took minutes,
 // because each stage completion scanned all of the job's stages).
 func BenchmarkChain(b *testing.B) {
-	for _, policy := range []string{"fifo", "drf"} {
+	for _, policy := range []string{"fifo", "drf", "srpt", "fair"} {
 		for _, n := range []int{1_000, 10_000, 100_000} {
 			b.Run(fmt.Sprintf("policy=%s/stages=%d", policy, n), func(b *testing.B) {
 				w := chainWorkload(n)

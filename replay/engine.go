@@ -113,6 +113,7 @@ type stageRT struct {
 	requeued    []int32 // preempted tasks waiting to restart, FIFO
 	children    []int32
 	ready       bool // listed in its job's ready list
+	live        bool // listed in its job's live list
 	// per-task state, allocated when the stage first starts a task
 	status  []taskStatus
 	machine []int32
@@ -132,7 +133,10 @@ type jobRT struct {
 	// ready lists the runnable stages that may have pending tasks (a superset of those that
 	// do), so RunnableStages costs what is runnable, not the job's stage count: a chain of n
 	// stages would otherwise cost n² over its replay.
-	ready        []int32
+	ready []int32
+	// live lists the stages that may have running tasks (a superset of those that do), so
+	// RunningTasks costs the stages running, not the job's stage count.
+	live         []int32
 	finished     int64
 	alloc        traces.Vec
 	remEst       traces.Time
@@ -634,6 +638,10 @@ func (e *Engine) start(i int, s policies.Start) error {
 	}
 	st.pending -= s.Count
 	st.running += s.Count
+	if !st.live {
+		st.live = true
+		jr.live = append(jr.live, s.Stage)
+	}
 	jr.pending -= s.Count
 	jr.running += s.Count
 	jr.alloc = jr.alloc.Add(need)
