@@ -171,8 +171,8 @@ func TestBytesPerTaskCoversAReplay(t *testing.T) {
 // exceed that (a limit of 64 B per task alone let 2 million one-task jobs, about 4 GB, through a
 // 1-GiB budget).
 func TestBytesPerJobCoversAReplay(t *testing.T) {
-	if testing.Short() {
-		t.Skip("replays 200,000 jobs")
+	if testing.Short() || slowBuild {
+		t.Skip("replays 200,000 jobs (a measurement: skipped with -short and under -race or invariants)")
 	}
 	const jobs = 200_000
 	w := &traces.Workload{Name: "one-task jobs", Dims: []string{"cpu"}, Cluster: traces.Uniform(16, traces.VecOf(1), 0)}
