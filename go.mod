@@ -5,6 +5,7 @@ go 1.26.8
 require (
 	github.com/aclements/go-moremath v0.0.0-20210112150236-f10218a38794
 	github.com/apache/arrow-go/v18 v18.8.0
+	github.com/google/flatbuffers v25.12.19+incompatible
 	github.com/klauspost/compress v1.20.3
 	github.com/moby/buildkit v0.28.1
 	github.com/spf13/cast v1.10.0
@@ -40,7 +41,6 @@ require (
 	github.com/goccy/go-json v0.10.6 // indirect
 	github.com/gogo/protobuf v1.3.2 // indirect
 	github.com/golang/freetype v0.0.0-20170609003504-e2365dfdc4a0 // indirect
-	github.com/google/flatbuffers v25.12.19+incompatible // indirect
 	github.com/google/uuid v1.6.0 // indirect
 	github.com/inconshreveable/mousetrap v1.1.0 // indirect
 	github.com/json-iterator/go v1.1.12 // indirect

@@ -55,7 +55,7 @@ var baseKeys = []Key{
 	{"predict.noise_bias", 0.0, "noisy predictor: mean of the relative error e in percent (prediction = runtime × (1 + e/100))"},
 	{"predict.noise_std", 0.0, "noisy predictor: standard deviation of e in percent"},
 	{"predict.warm", "", "jvupredict: a Google 2011 trace (directory with job_events/) it learns from before the replay, every job in submission order (other predictors ignore it); empty starts with no history"},
-	{"limits.max_tasks", int64(0), "refuse a workload of more tasks than this before replaying it (exit status 1); 0 = half the available memory at 64 bytes per task"},
+	{"limits.max_tasks", int64(0), "refuse a workload of more tasks than this before replaying it (exit status 1); 0 = half the available memory at 64 bytes per task and 2 KiB per job"},
 	{"limits.max_job_tasks", int64(0), "refuse a workload with a job of more tasks than this; 0 = no per-job limit"},
 	{"limits.max_stage_tasks", int64(0), "refuse a workload with a stage of more tasks than this; 0 = no per-stage limit"},
 	{"limits.max_machines", int64(0), "refuse a cluster, or a workload.machines value (exit status 2), of more machines than this; 0 = half the available memory at 1 KiB per machine"},

@@ -8,6 +8,7 @@ import (
 
 	"github.com/schedlab/schedlab/internal/sysmem"
 	"github.com/schedlab/schedlab/traces"
+	"github.com/schedlab/schedlab/traces/canonical"
 )
 
 // What a replay holds per task and per machine, from which the default limits are derived. A
@@ -18,7 +19,15 @@ import (
 //
 // The per-queue usage series (metrics.usage_window_s) holds 48 B per window and queue; it grows
 // by appending (up to twice its size) and the result copies it: 144 B per window.
+//
+// A job costs memory of its own, whatever its tasks: its workload record, the engine's job and
+// stage state and the policy's per-job state, and the per-job results. bytesPerJob is measured
+// by TestBytesPerJobCoversAReplay (reading and replaying 200,000 one-task jobs under FIFO)
+// with headroom; a derived limit charges bytesPerJob per job plus bytesPerTask per task against
+// the same budget (traces.Limits.Memory), so 2 million one-task jobs, not just their 2 million
+// tasks, must fit.
 const (
+	bytesPerJob     = 2048
 	bytesPerTask    = 64
 	bytesPerMachine = 1024
 	bytesPerWindow  = 3 * 8 * traces.MaxDims
@@ -57,6 +66,8 @@ func (l Limits) Effective() (traces.Limits, string) {
 	budget := int64(avail.Bytes / 2)
 	if t.Tasks == 0 {
 		t.Tasks = max(budget/bytesPerTask, 1)
+		// Jobs cost memory of their own: a workload of one-task jobs is bounded by its jobs.
+		t.Memory, t.JobBytes, t.TaskBytes = budget, bytesPerJob, bytesPerTask
 	}
 	if t.Machines == 0 {
 		t.Machines = max(budget/bytesPerMachine, 1)
@@ -70,6 +81,7 @@ var limitKeys = map[string]string{
 	traces.LimitJobTasks:   "limits.max_job_tasks",
 	traces.LimitStageTasks: "limits.max_stage_tasks",
 	traces.LimitMachines:   "limits.max_machines",
+	traces.LimitMemory:     "limits.max_tasks",
 }
 
 // Check returns an error when w exceeds the limits, naming the job, stage or cluster, the limit
@@ -107,6 +119,7 @@ func (l Limits) source(limit, note string) string {
 	explicit := map[string]int64{
 		traces.LimitTasks: l.MaxTasks, traces.LimitJobTasks: l.MaxJobTasks,
 		traces.LimitStageTasks: l.MaxStageTasks, traces.LimitMachines: l.MaxMachines,
+		traces.LimitMemory: l.MaxTasks,
 	}[limit]
 	if explicit == 0 && note != "" {
 		return limitKeys[limit] + ", " + note
@@ -165,4 +178,30 @@ func checkUsageWindows(c Config, w *traces.Workload) error {
 		return configErr("metrics.usage_window_s: %v s makes at least %d usage windows for each of %d queues over the run's %.0f s, more than the memory allows (%d); raise it, or 0 disables the series", c.Metrics.UsageWindowS, windows, len(queues), traces.Seconds(end-start), most)
 	}
 	return nil
+}
+
+// CanonicalOptions are the options every read of a canonical workload file uses: the limits in
+// force, checked against the sizes the file states before they are allocated, and validation of
+// each job as it is read. The note says where derived limits came from (Effective).
+func (l Limits) CanonicalOptions() (canonical.Options, string) {
+	t, note := l.Effective()
+	return canonical.Options{Limits: t, Validate: true}, note
+}
+
+// ReadCanonical reads a canonical workload file with CanonicalOptions; a limit it exceeds is
+// named with the key that sets it.
+func (l Limits) ReadCanonical(path string) (*traces.Workload, error) {
+	o, note := l.CanonicalOptions()
+	w, err := canonical.ReadWith(path, o)
+	return w, l.explain(err, note)
+}
+
+// Explain appends to an error wrapping a *traces.LimitError the key that sets the limit and,
+// when the limit was derived, from what (other errors are returned as they are).
+func (l Limits) Explain(err error) error {
+	if err == nil {
+		return nil
+	}
+	_, note := l.Effective()
+	return l.explain(err, note)
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/schedlab/schedlab/internal/sysmem"
 	"github.com/schedlab/schedlab/internal/testutil"
 	"github.com/schedlab/schedlab/traces"
+	"github.com/schedlab/schedlab/traces/canonical"
 )
 
 // withMemory makes the limits derive from a fixed amount of available memory (ok false: none
@@ -30,10 +31,10 @@ func TestEffectiveLimits(t *testing.T) {
 		want   traces.Limits
 		note   string
 	}{
-		{"derived from half the available memory", Limits{}, 8 << 30, true, traces.Limits{Tasks: 4 << 30 / 64, Machines: 4 << 30 / 1024}, "derived from 8.0 GiB of available memory, per test"},
+		{"derived from half the available memory", Limits{}, 8 << 30, true, traces.Limits{Tasks: 4 << 30 / 64, Machines: 4 << 30 / 1024, Memory: 4 << 30, JobBytes: bytesPerJob, TaskBytes: bytesPerTask}, "derived from 8.0 GiB of available memory, per test"},
 		{"explicit limits are kept", Limits{MaxTasks: 10, MaxJobTasks: 5, MaxStageTasks: 2, MaxMachines: 3}, 8 << 30, true, traces.Limits{Tasks: 10, JobTasks: 5, StageTasks: 2, Machines: 3}, ""},
-		{"an assumed 8 GiB where memory is unknown", Limits{MaxMachines: 7}, 0, false, traces.Limits{Tasks: 4 << 30 / 64, Machines: 7}, "derived from an assumed 8 GiB of memory"},
-		{"at least one of each when memory is exhausted", Limits{}, 0, true, traces.Limits{Tasks: 1, Machines: 1}, "derived from 0.0 GiB of available memory, per test"},
+		{"an assumed 8 GiB where memory is unknown", Limits{MaxMachines: 7}, 0, false, traces.Limits{Tasks: 4 << 30 / 64, Machines: 7, Memory: 4 << 30, JobBytes: bytesPerJob, TaskBytes: bytesPerTask}, "derived from an assumed 8 GiB of memory"},
+		{"at least one of each when memory is exhausted", Limits{}, 0, true, traces.Limits{Tasks: 1, Machines: 1, JobBytes: bytesPerJob, TaskBytes: bytesPerTask}, "derived from 0.0 GiB of available memory, per test"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			withMemory(t, tc.mem, tc.known)
@@ -161,5 +162,73 @@ func TestBytesPerTaskCoversAReplay(t *testing.T) {
 	t.Logf("live heap %.1f MB over %.1f MB before: %.1f B per task (limit assumes %d)", float64(live)/1e6, float64(before)/1e6, per, bytesPerTask)
 	if per > bytesPerTask {
 		t.Errorf("a replay holds %.1f B per task, more than the %d B the default limit assumes", per, bytesPerTask)
+	}
+}
+
+// TestBytesPerJobCoversAReplay measures what a one-task job costs from reading to results: the
+// peak live heap of loading and replaying 200,000 one-task jobs under FIFO, per job. The derived
+// memory limit charges bytesPerJob + bytesPerTask for such a job; the measurement must not
+// exceed that (a limit of 64 B per task alone let 2 million one-task jobs, about 4 GB, through a
+// 1-GiB budget).
+func TestBytesPerJobCoversAReplay(t *testing.T) {
+	if testing.Short() || slowBuild {
+		t.Skip("replays 200,000 jobs (a measurement: skipped with -short and under -race or invariants)")
+	}
+	const jobs = 200_000
+	w := &traces.Workload{Name: "one-task jobs", Dims: []string{"cpu"}, Cluster: traces.Uniform(16, traces.VecOf(1), 0)}
+	w.Jobs = make([]traces.Job, jobs)
+	for i := range w.Jobs {
+		w.Jobs[i] = traces.Job{ID: int64(i), Submit: traces.Time(i) * 100 * traces.Millisecond, Stages: []traces.Stage{
+			{Name: "s", Tasks: 1, Demand: traces.VecOf(1), Duration: traces.Second, Estimate: traces.Second}}}
+	}
+	path := filepath.Join(t.TempDir(), "jobs.arrow")
+	if err := canonical.Write(path, w); err != nil {
+		t.Fatal(err)
+	}
+	w = nil
+	c := resolve(t, "workload.name="+path)
+	before, _ := testutil.PeakHeap(func() {})
+	live, _ := testutil.PeakHeap(func() {
+		w, err := LoadWorkload(c.Workload)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := RunWorkload(c, w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if out.Summary.Completed != jobs {
+			t.Errorf("%d of %d jobs completed", out.Summary.Completed, jobs)
+		}
+	})
+	per := float64(live-min(live, before)) / jobs
+	t.Logf("peak live heap %.1f MB over %.1f MB before: %.0f B per one-task job (the limit assumes %d + %d)", float64(live)/1e6, float64(before)/1e6, per, bytesPerJob, bytesPerTask)
+	if per > bytesPerJob+bytesPerTask {
+		t.Errorf("a one-task job holds %.0f B from reading to results, more than the %d + %d B the derived limit assumes", per, bytesPerJob, bytesPerTask)
+	}
+}
+
+// TestManyOneTaskJobsMeetTheMemoryLimit: 100,000 one-task jobs are well within a derived task
+// limit (2 million tasks from 128 MiB), but their jobs are not (2,112 B each): the canonical reader refuses the
+// file at the row where the estimate passes the budget, before reading the rest.
+func TestManyOneTaskJobsMeetTheMemoryLimit(t *testing.T) {
+	const jobs = 100_000
+	w := &traces.Workload{Name: "one-task jobs", Dims: []string{"cpu"}, Cluster: traces.Uniform(4, traces.VecOf(1), 0)}
+	w.Jobs = make([]traces.Job, jobs)
+	for i := range w.Jobs {
+		w.Jobs[i] = traces.Job{ID: int64(i), Submit: traces.Time(i), Stages: []traces.Stage{{Name: "s", Tasks: 1, Demand: traces.VecOf(1), Duration: 1}}}
+	}
+	path := filepath.Join(t.TempDir(), "jobs.arrow")
+	if err := canonical.Write(path, w); err != nil {
+		t.Fatal(err)
+	}
+	withMemory(t, 256<<20, true)
+	_, err := LoadWorkload(resolve(t, "workload.name="+path).Workload)
+	want := "traces: workload: memory: 63551 jobs and 63550 tasks need about 128.0 MiB for a replay (2048 B per job, 64 B per task), more than the limit of 128.0 MiB (limits.max_tasks, derived from 0.2 GiB of available memory, per test)"
+	if !errors.Is(err, traces.ErrLimit) || !strings.Contains(err.Error(), "jobs.arrow: row 63550: "+want) {
+		t.Fatalf("got %v\nwant an error with %q", err, want)
+	}
+	if _, err := LoadWorkload(resolve(t, "workload.name="+path, "limits.max_tasks=200000").Workload); err != nil {
+		t.Fatalf("an explicit limits.max_tasks replaces the derived estimate, got %v", err)
 	}
 }

@@ -18,7 +18,6 @@ import (
 	"github.com/schedlab/schedlab/internal/datapath"
 	"github.com/schedlab/schedlab/traces"
 	wbuiltin "github.com/schedlab/schedlab/traces/builtin"
-	"github.com/schedlab/schedlab/traces/canonical"
 	"github.com/schedlab/schedlab/traces/decima"
 	"github.com/schedlab/schedlab/traces/generate"
 	"github.com/schedlab/schedlab/traces/generate/bpf"
@@ -311,7 +310,7 @@ func LoadWorkload(c WorkloadConfig) (*traces.Workload, error) {
 	case wbuiltin.Has(c.Name):
 		w, err = wbuiltin.Load(c.Name)
 	case strings.HasSuffix(file, ".parquet") || strings.HasSuffix(file, ".arrow"):
-		w, err = canonical.Read(file)
+		w, err = c.Limits.ReadCanonical(file)
 	case strings.HasSuffix(file, ".txt"):
 		w, err = tpcdag.ReadFile(file, tpcdag.Options{})
 	default:
@@ -336,6 +335,11 @@ func LoadWorkload(c WorkloadConfig) (*traces.Workload, error) {
 	if c.Pooled {
 		w.Cluster.Pooled = true
 	}
+	// Every workload is validated once read, whatever its source, before shaping walks its
+	// DAGs (workload.deadlines=slack takes critical paths), and again if shaping changed it.
+	if err := w.Validate(); err != nil {
+		return nil, fmt.Errorf("workload %s: %w", c.input(), err)
+	}
 	so, err := shape.FromConfig(func(k string) any { return settings.Shape[k] })
 	if err != nil {
 		return nil, shapeErr(err)
@@ -350,9 +354,9 @@ func LoadWorkload(c WorkloadConfig) (*traces.Workload, error) {
 		if err := shape.Apply(w, so, Rand(c.Seed, "workload/shape")); err != nil {
 			return nil, fmt.Errorf("workload %s: %w", c.input(), err)
 		}
-	}
-	if err := w.Validate(); err != nil {
-		return nil, fmt.Errorf("workload %s: %w", c.input(), err)
+		if err := w.Validate(); err != nil {
+			return nil, fmt.Errorf("workload %s: %w", c.input(), err)
+		}
 	}
 	if err := c.Limits.Check(w); err != nil {
 		return nil, fmt.Errorf("workload %s: %w", c.input(), err)

@@ -118,3 +118,49 @@ func synthetic(b *testing.B, tasks, machines int) *traces.Workload {
 	workloads[key] = w
 	return w
 }
+
+// chainWorkload is one job whose stages form a chain of n one-task stages, each waiting for the
+// one before it: the deepest DAG a job of n stages can have.
+func chainWorkload(n int) *traces.Workload {
+	w := &traces.Workload{Name: "chain", Dims: []string{"cpu"}, Cluster: traces.Uniform(4, traces.VecOf(1), 0)}
+	stages := make([]traces.Stage, n)
+	for i := range stages {
+		stages[i] = traces.Stage{Name: fmt.Sprintf("s%d", i), Tasks: 1, Demand: traces.VecOf(1), Duration: traces.Second, Estimate: traces.Second}
+		if i > 0 {
+			stages[i].Parents = []int32{int32(i - 1)}
+		}
+	}
+	w.Jobs = []traces.Job{{ID: 1, Stages: stages}}
+	return w
+}
+
+// BenchmarkChain replays one job whose stages form a chain, at several lengths: the cost per stage
+// (ns/stage) must stay flat as the chain grows (a valid 300,000-stage chain once took minutes,
+// because each stage completion scanned all of the job's stages).
+func BenchmarkChain(b *testing.B) {
+	for _, policy := range []string{"fifo", "drf", "srpt", "fair"} {
+		for _, n := range []int{1_000, 10_000, 100_000} {
+			b.Run(fmt.Sprintf("policy=%s/stages=%d", policy, n), func(b *testing.B) {
+				w := chainWorkload(n)
+				if err := w.Validate(); err != nil {
+					b.Fatal(err)
+				}
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
+					e, err := replay.New(w, newPolicy(b, policy), replay.Config{})
+					if err != nil {
+						b.Fatal(err)
+					}
+					res, err := e.Run()
+					if err != nil {
+						b.Fatal(err)
+					}
+					if s := replay.Summarize(res); s.Completed != 1 {
+						b.Fatalf("%d of 1 jobs completed", s.Completed)
+					}
+				}
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/stage")
+			})
+		}
+	}
+}

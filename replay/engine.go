@@ -112,6 +112,8 @@ type stageRT struct {
 	next        int32   // lowest never-started task
 	requeued    []int32 // preempted tasks waiting to restart, FIFO
 	children    []int32
+	ready       bool // listed in its job's ready list
+	live        bool // listed in its job's live list
 	// per-task state, allocated when the stage first starts a task
 	status  []taskStatus
 	machine []int32
@@ -122,12 +124,19 @@ type stageRT struct {
 }
 
 type jobRT struct {
-	info         policies.JobInfo
-	stages       []stageRT
-	arrived      bool
-	done         bool
-	running      int32
-	pending      int32 // pending tasks in runnable stages
+	info    policies.JobInfo
+	stages  []stageRT
+	arrived bool
+	done    bool
+	running int32
+	pending int32 // pending tasks in runnable stages
+	// ready lists the runnable stages that may have pending tasks (a superset of those that
+	// do), so RunnableStages costs what is runnable, not the job's stage count: a chain of n
+	// stages would otherwise cost n² over its replay.
+	ready []int32
+	// live lists the stages that may have running tasks (a superset of those that do), so
+	// RunningTasks costs the stages running, not the job's stage count.
+	live         []int32
 	finished     int64
 	alloc        traces.Vec
 	remEst       traces.Time
@@ -136,6 +145,14 @@ type jobRT struct {
 	changedEpoch uint64
 	preemptions  int32
 	pl           *placeRT // placement constraint in force; nil for none (and in pooled mode)
+}
+
+// markReady adds runnable stage s to the job's ready list unless it is there.
+func (jr *jobRT) markReady(s int32) {
+	if st := &jr.stages[s]; !st.ready {
+		st.ready = true
+		jr.ready = append(jr.ready, s)
+	}
 }
 
 // Engine replays one workload under one policy. Create it with New and call Run once.
@@ -414,6 +431,7 @@ func (e *Engine) arrive(j int32) {
 	for si := range jr.stages {
 		if jr.stages[si].parentsLeft == 0 {
 			jr.pending += jr.stages[si].pending
+			jr.markReady(int32(si))
 		}
 	}
 	e.markChanged(j)
@@ -466,6 +484,7 @@ func (e *Engine) finish(ev *event) error {
 			cs.parentsLeft--
 			if cs.parentsLeft == 0 {
 				jr.pending += cs.pending
+				jr.markReady(c)
 				e.stats.Events++
 				e.log(LogEntry{T: e.now, Kind: KindUnlock, Job: ev.job, Stage: c})
 			}
@@ -619,6 +638,10 @@ func (e *Engine) start(i int, s policies.Start) error {
 	}
 	st.pending -= s.Count
 	st.running += s.Count
+	if !st.live {
+		st.live = true
+		jr.live = append(jr.live, s.Stage)
+	}
 	jr.pending -= s.Count
 	jr.running += s.Count
 	jr.alloc = jr.alloc.Add(need)
@@ -672,6 +695,7 @@ func (e *Engine) preempt(i int, p policies.TaskRef) error {
 	st.pending++
 	jr.running--
 	jr.pending++
+	jr.markReady(p.Stage)
 	jr.preemptions++
 	d := st.src.Demand
 	jr.alloc = jr.alloc.Sub(d)

@@ -1,6 +1,8 @@
 package replay
 
 import (
+	"slices"
+
 	"github.com/schedlab/schedlab/policies"
 	"github.com/schedlab/schedlab/traces"
 )
@@ -62,11 +64,22 @@ func (e *Engine) RunnableStages(j policies.JobID) []int32 {
 	if !jr.arrived || jr.pending == 0 {
 		return e.buf
 	}
-	for si := range jr.stages {
-		if st := &jr.stages[si]; st.parentsLeft == 0 && st.pending > 0 {
-			e.buf = append(e.buf, int32(si))
+	// Stages without pending tasks leave the ready list (a preemption lists them again), and the
+	// list is kept in stage order, as policies see it.
+	k := 0
+	for _, si := range jr.ready {
+		if st := &jr.stages[si]; st.pending > 0 {
+			jr.ready[k] = si
+			k++
+		} else {
+			st.ready = false
 		}
 	}
+	jr.ready = jr.ready[:k]
+	if !slices.IsSorted(jr.ready) {
+		slices.Sort(jr.ready)
+	}
+	e.buf = append(e.buf, jr.ready...)
 	return e.buf
 }
 
@@ -74,11 +87,23 @@ func (e *Engine) RunnableStages(j policies.JobID) []int32 {
 func (e *Engine) RunningTasks(j policies.JobID) []policies.RunningTask {
 	e.runBuf = e.runBuf[:0]
 	jr := &e.jobs[j]
-	for si := range jr.stages {
-		st := &jr.stages[si]
-		if st.running == 0 {
-			continue
+	// Stages without running tasks leave the live list (a start lists them again); the list is
+	// kept in stage order, as policies see the tasks.
+	k := 0
+	for _, si := range jr.live {
+		if st := &jr.stages[si]; st.running > 0 {
+			jr.live[k] = si
+			k++
+		} else {
+			st.live = false
 		}
+	}
+	jr.live = jr.live[:k]
+	if !slices.IsSorted(jr.live) {
+		slices.Sort(jr.live)
+	}
+	for _, si := range jr.live {
+		st := &jr.stages[si]
 		for ti, s := range st.status {
 			if s == taskRunning {
 				e.runBuf = append(e.runBuf, policies.RunningTask{

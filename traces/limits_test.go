@@ -108,3 +108,28 @@ func TestLimits(t *testing.T) {
 		})
 	}
 }
+
+// TestMemoryLimitCountsJobs: the memory limit charges per job as well as per task, so a workload
+// of many one-task jobs is refused where its task count alone would pass.
+func TestMemoryLimitCountsJobs(t *testing.T) {
+	w := &Workload{Dims: []string{"cpu"}, Cluster: Uniform(1, VecOf(1), 0)}
+	for i := range 1000 {
+		w.Jobs = append(w.Jobs, Job{ID: int64(i), Stages: []Stage{{Tasks: 1, Demand: VecOf(1), Duration: 1}}})
+	}
+	l := Limits{Tasks: 1 << 20, Memory: 1 << 20, JobBytes: 1500, TaskBytes: 64}
+	err := l.Check(w)
+	var le *LimitError
+	if !errors.As(err, &le) || le.Limit != LimitMemory || le.Value != 1000*(1500+64) {
+		t.Fatalf("Check = %v; want a memory limit error of %d B", err, 1000*(1500+64))
+	}
+	if want := "traces: workload: memory: 1000 jobs and 1000 tasks need about 1.5 MiB for a replay (1500 B per job, 64 B per task), more than the limit of 1.0 MiB"; err.Error() != want {
+		t.Errorf("error %q, want %q", err, want)
+	}
+	l.JobBytes = 900
+	if err := l.Check(w); err != nil {
+		t.Errorf("1000 jobs at 964 B each within 1 MiB: %v", err)
+	}
+	if err := (Limits{Memory: 1, JobBytes: 1 << 40, TaskBytes: 1 << 40}).CheckMemory(math.MaxInt64, math.MaxInt64); err == nil {
+		t.Error("an overflowing estimate passed")
+	}
+}

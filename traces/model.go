@@ -419,39 +419,71 @@ func (j *Job) Work() Time {
 }
 
 // CriticalPath returns the longest chain of true (or estimated) per-task durations through the DAG:
-// the job's runtime with unlimited resources.
+// the job's runtime with unlimited resources. It is safe on a job that was never validated: a
+// parent out of range is ignored, and so is the edge that closes a dependency cycle. It takes
+// time linear in the stages and parents (an explicit stack, so a long chain cannot exhaust the
+// goroutine stack), and saturates at math.MaxInt64 rather than wrapping.
 func (j *Job) CriticalPath(estimated bool) Time {
-	finish := make([]Time, len(j.Stages))
-	done := make([]bool, len(j.Stages))
-	var visit func(int) Time
-	visit = func(i int) Time {
-		if done[i] {
-			return finish[i]
-		}
-		done[i] = true // DAGs are validated acyclic before use
-		var start Time
-		for _, p := range j.Stages[i].Parents {
-			if f := visit(int(p)); f > start {
-				start = f
-			}
-		}
-		s := &j.Stages[i]
-		d := s.Duration
-		if estimated {
-			d = s.Estimate
-		} else if s.TaskDurations != nil {
-			for _, x := range s.TaskDurations {
-				d = max(d, x)
-			}
-		}
-		finish[i] = start + d
-		return finish[i]
-	}
+	n := len(j.Stages)
+	finish := make([]Time, n)
+	const (
+		white = iota
+		grey
+		black
+	)
+	color := make([]uint8, n)
+	type frame struct{ s, next int }
+	var stack []frame
 	var cp Time
-	for i := range j.Stages {
-		cp = max(cp, visit(i))
+	for root := range j.Stages {
+		if color[root] != white {
+			continue
+		}
+		color[root] = grey
+		stack = append(stack[:0], frame{root, 0})
+		for len(stack) > 0 {
+			top := &stack[len(stack)-1]
+			parents := j.Stages[top.s].Parents
+			if top.next < len(parents) {
+				p := int(parents[top.next])
+				top.next++
+				if p >= 0 && p < n && color[p] == white {
+					color[p] = grey
+					stack = append(stack, frame{p, 0})
+				}
+				continue
+			}
+			// All parents are finished (or ignored): the stage starts when the last one ends.
+			var start Time
+			for _, p := range parents {
+				if p >= 0 && int(p) < n && color[p] == black {
+					start = max(start, finish[p])
+				}
+			}
+			s := &j.Stages[top.s]
+			d := s.Duration
+			if estimated {
+				d = s.Estimate
+			} else if s.TaskDurations != nil {
+				for _, x := range s.TaskDurations {
+					d = max(d, x)
+				}
+			}
+			finish[top.s] = addSat(start, max(d, 0))
+			cp = max(cp, finish[top.s])
+			color[top.s] = black
+			stack = stack[:len(stack)-1]
+		}
 	}
 	return cp
+}
+
+// addSat returns a+b for b ≥ 0, saturating at math.MaxInt64.
+func addSat(a, b Time) Time {
+	if a > math.MaxInt64-b {
+		return math.MaxInt64
+	}
+	return a + b
 }
 
 // Workload is a set of jobs ordered by submit time, with the cluster they were profiled on.

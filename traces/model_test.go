@@ -107,6 +107,33 @@ func TestValidateLocatesProblems(t *testing.T) {
 		}, "placement: slowdown must be finite"},
 		{"a placement without kind", func(w *Workload) { w.Jobs[0].Placement = Placement{Hard: true} }, "placement: no kind"},
 		{"a hard placement with a speed-up", func(w *Workload) { w.Jobs[0].Placement = Placement{Kind: PlacementRack, Hard: true, Slowdown: 0.5} }, "placement: hard rack constraint with slowdown 0.5"},
+		{"a demand no single machine holds", func(w *Workload) {
+			w.Cluster.Machines[0].Capacity, w.Cluster.Machines[1].Capacity = VecOf(2, 1), VecOf(1, 2)
+			w.Jobs[0].Stages[1].Demand = VecOf(2, 2)
+		}, "job 0 (id 1) stage 1: demand: [2 2] fits on no machine (machine capacities [2 1], [1 2])"},
+		{"a pooled demand over the cluster's total", func(w *Workload) {
+			w.Cluster.Pooled = true
+			w.Jobs[0].Stages[1].Demand = VecOf(3, 1)
+		}, "stage 1: demand: [3 1] exceeds the pooled cluster's total [2 2]"},
+		{"a NaN utility priority", func(w *Workload) { w.Jobs[0].Utility = &Utility{Kind: UtilitySigmoid, Priority: math.NaN()} }, "job 0 (id 1): utility.priority: must be a finite number ≥ 0, got NaN"},
+		{"an infinite utility decay", func(w *Workload) { w.Jobs[0].Utility = &Utility{Kind: UtilitySigmoid, Priority: 1, Decay: math.Inf(1)} }, "utility.decay: must be a finite number ≥ 0, got +Inf"},
+		{"a rising linear utility", func(w *Workload) { w.Jobs[0].Utility = &Utility{Kind: UtilityLinear, Priority: 1, Slope: 2} }, "utility.slope: must be a finite number ≤ 0, got 2"},
+		{"an unknown utility kind", func(w *Workload) { w.Jobs[0].Utility = &Utility{Kind: "cubic", Priority: 1} }, `utility.kind: unknown kind "cubic" (want sigmoid, linear or constant)`},
+		{"a utility target beyond the clock", func(w *Workload) {
+			w.Jobs[0].Utility = &Utility{Kind: UtilitySigmoid, Priority: 1, Target: MaxTime + 1}
+		}, "utility.target: 9007199254740993 µs is beyond the clock's range"},
+		{"a submit time beyond the clock", func(w *Workload) { w.Jobs[0].Submit = math.MaxInt64 - 5 }, "job 0 (id 1): submit: 9223372036854775802 µs is beyond the clock's range"},
+		{"a duration beyond the clock", func(w *Workload) { w.Jobs[0].Stages[1].Duration = math.MaxInt64 }, "job 0 (id 1) stage 1: duration: 9223372036854775807 µs is beyond the clock's range"},
+		{"a task duration beyond the clock", func(w *Workload) { w.Jobs[0].Stages[0].TaskDurations = []Time{1, 1, MaxTime + 1, 1} }, "stage 0: task_durations: task 2: 9007199254740993 µs is beyond the clock's range"},
+		{"an estimate beyond the clock", func(w *Workload) { w.Jobs[0].Stages[0].Estimate = MaxTime + 1 }, "stage 0: estimate: 9007199254740993 µs is beyond the clock's range"},
+		{"a deadline beyond the clock", func(w *Workload) { w.Jobs[0].Deadline = MaxTime + 1 }, "job 0 (id 1): deadline: 9007199254740993 µs is beyond the clock's range"},
+		{"a workload whose task time passes the clock", func(w *Workload) {
+			w.Jobs[0].Stages[0].Tasks, w.Jobs[0].Stages[0].Duration = 1<<30, MaxTime/2
+		}, "workload: tasks: the last submit (5000000 µs) plus all jobs' task time (over 2⁶³ µs) is beyond the clock's range"},
+		{"a job whose work ends beyond the clock", func(w *Workload) {
+			w.Jobs[0].Submit = MaxTime - 10*Second
+			w.Jobs[0].Stages[0].Duration = MaxTime / 2
+		}, "job 0 (id 1): stages: submit plus the job's critical path"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			w := twoStage()
@@ -228,5 +255,31 @@ func TestTaskHistoryHash(t *testing.T) {
 		if o.String() != want {
 			t.Errorf("%d.String() = %q, want %q", o, o.String(), want)
 		}
+	}
+}
+
+// TestCriticalPathOfAnUnvalidatedJob: a job read from a file but not validated yet (parents out of
+// range or on a cycle) has a critical path, not a panic; bad parents are ignored. A chain of a
+// million stages does not recurse a million deep.
+func TestCriticalPathOfAnUnvalidatedJob(t *testing.T) {
+	for _, parents := range [][]int32{{-1}, {7}, {math.MaxInt32}, {0}, {1}} {
+		j := &Job{Stages: []Stage{{Tasks: 1, Duration: 3, Parents: parents}, {Tasks: 1, Duration: 2, Parents: []int32{0}}}}
+		if parents[0] == 1 {
+			j.Stages[0].Parents = []int32{1} // a cycle through both stages
+		}
+		if got := j.CriticalPath(false); got < 3 || got > 5 {
+			t.Errorf("parents %v: critical path %d, want between 3 and 5", parents, got)
+		}
+	}
+	const n = 1_000_000
+	j := &Job{Stages: make([]Stage, n)}
+	for i := range j.Stages {
+		j.Stages[i] = Stage{Tasks: 1, Duration: 1, Estimate: 2}
+		if i > 0 {
+			j.Stages[i].Parents = []int32{int32(i - 1)}
+		}
+	}
+	if got := j.CriticalPath(true); got != 2*n {
+		t.Fatalf("chain of %d stages: estimated critical path %d, want %d", n, got, 2*n)
 	}
 }

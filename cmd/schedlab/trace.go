@@ -349,8 +349,17 @@ an interrupted fetch can simply be run again. Progress goes to stderr. The whole
 
 // --- inspect -----------------------------------------------------------------------------------
 
+// openCanonical opens a canonical file as `run` reads one: the limits derived from memory checked
+// before the sizes the file states are allocated, and each job validated as it is read, so a
+// broken DAG is a located error here too.
+func openCanonical(path string) (*canonical.Reader, error) {
+	o, _ := experiments.Limits{}.CanonicalOptions()
+	r, err := canonical.OpenWith(path, o)
+	return r, experiments.Limits{}.Explain(err)
+}
+
 func inspectCanonical(w io.Writer, path string) error {
-	r, err := canonical.Open(path)
+	r, err := openCanonical(path)
 	if err != nil {
 		return err
 	}
@@ -384,7 +393,7 @@ func inspectCanonical(w io.Writer, path string) error {
 			break
 		}
 		if err != nil {
-			return err
+			return experiments.Limits{}.Explain(err)
 		}
 		jobs++
 		stages += int64(len(j.Stages))
@@ -518,7 +527,7 @@ func arrivalRate(jobs int64, first, last traces.Time) string {
 }
 
 func statsCanonical(w io.Writer, path string) error {
-	r, err := canonical.Open(path)
+	r, err := openCanonical(path)
 	if err != nil {
 		return err
 	}
@@ -537,7 +546,7 @@ func statsCanonical(w io.Writer, path string) error {
 			break
 		}
 		if err != nil {
-			return err
+			return experiments.Limits{}.Explain(err)
 		}
 		runtimes = append(runtimes, j.CriticalPath(false))
 		tasks = append(tasks, j.Tasks())

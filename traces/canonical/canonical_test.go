@@ -467,7 +467,7 @@ func TestDecodeClusterErrors(t *testing.T) {
 		{N: n(1), Capacity: [][]int64{{1, 1, 1, 1, 1, 1, 1}}, Names: []string{"a", "b"}},
 		{N: n(1), Capacity: [][]int64{{1, 1, 1, 1, 1, 1, 1}}, GPU: []int{3}},
 	} {
-		if _, err := decodeCluster(jc); err == nil {
+		if _, err := decodeCluster(jc, traces.Limits{}); err == nil {
 			t.Errorf("decodeCluster(%+v) succeeded", jc)
 		}
 	}

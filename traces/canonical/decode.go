@@ -19,6 +19,13 @@ type decoder struct {
 	open   bool // a job is in progress
 	cur    traces.Job
 	filled int
+	want   int   // the open job's num_stages
+	start  int64 // the open job's first row
+	jobs   int   // jobs completed
+	tasks  int64 // tasks in the stage rows decoded
+
+	limits traces.Limits   // checked row by row, before the rows' stages are allocated
+	check  *traces.Checker // validates each job as it completes; nil: no validation
 
 	strs     [9]strReader
 	slab     []traces.Stage
@@ -112,6 +119,22 @@ func (d *decoder) init(schema *arrow.Schema, version string) error {
 		d.idx[f.Name] = is[0]
 	}
 	return nil
+}
+
+// validate checks the completed job j (the next job of the file) when the decoder validates.
+func (d *decoder) validate(j *traces.Job) error {
+	if d.check != nil {
+		if err := d.check.Job(d.jobs, j); err != nil {
+			return fmt.Errorf("row %d: %w", d.start, err)
+		}
+	}
+	d.jobs++
+	return nil
+}
+
+// limitError locates a *traces.LimitError at a row and column, wrapping it.
+func (d *decoder) limitError(row int, col string, le *traces.LimitError) error {
+	return fmt.Errorf("row %d: column %s: %w", d.row+int64(row), col, le)
 }
 
 // rowError locates a problem at a row and column.
@@ -523,25 +546,60 @@ func (d *decoder) decode(rec arrow.RecordBatch, dst []traces.Job) ([]traces.Job,
 				setStr(&j.Placement.Kind, d.strs[sPKind].value(i))
 				j.Placement.Hard, j.Placement.Slowdown = pHard.Value(i), pSlowdown[i]
 			}
+			d.start = d.row + int64(i)
+			if err := d.limits.CheckMemory(int64(d.jobs)+1, d.tasks); err != nil {
+				dst[len(dst)-1] = traces.Job{}
+				return dst[:len(dst)-1], fmt.Errorf("row %d: %w", d.start, err)
+			}
 			if ns == 0 {
+				if err := d.validate(j); err != nil {
+					dst[len(dst)-1] = traces.Job{}
+					return dst[:len(dst)-1], err
+				}
 				continue
 			}
-			if len(d.slab) < ns {
-				d.slab = make([]traces.Stage, max(ns, n-i))
+			// Each stage is a row and has at least one task: num_stages is checked against the
+			// limits, and stages are allocated only for rows at hand, so a num_stages of 2³¹−1
+			// in a small file allocates nothing it does not hold.
+			if l := d.limits.JobTasks; l > 0 && int64(ns) > l {
+				return fail(d.limitError(i, ColNumStages, &traces.LimitError{Limit: traces.LimitJobTasks, Job: d.jobs, JobID: ids[i], Stage: -1, Value: int64(ns), Max: l}))
 			}
-			j.Stages = d.slab[:ns:ns]
-			d.slab = d.slab[ns:]
-			d.open, d.filled = true, 0
+			if ns <= n-i {
+				if len(d.slab) < ns {
+					d.slab = make([]traces.Stage, n-i)
+				}
+				j.Stages = d.slab[:ns:ns]
+				d.slab = d.slab[ns:]
+			} else {
+				// The job goes on past this batch: its stages grow as its rows arrive.
+				j.Stages = make([]traces.Stage, 0, n-i)
+			}
+			d.open, d.filled, d.want = true, 0, ns
 		} else {
 			if ids[i] != j.ID {
-				return fail(d.rowError(i, ColJobID, "job id %d before job id %d has all %d stage rows (has %d)", ids[i], j.ID, len(j.Stages), d.filled))
+				return fail(d.rowError(i, ColJobID, "job id %d before job id %d has all %d stage rows (has %d)", ids[i], j.ID, d.want, d.filled))
 			}
-			if ns != len(j.Stages) {
-				return fail(d.rowError(i, ColNumStages, "%d, earlier rows of job id %d say %d", ns, ids[i], len(j.Stages)))
+			if ns != d.want {
+				return fail(d.rowError(i, ColNumStages, "%d, earlier rows of job id %d say %d", ns, ids[i], d.want))
 			}
 			if st != d.filled {
 				return fail(d.rowError(i, ColStage, "%d, want %d", st, d.filled))
 			}
+		}
+		if l := d.limits.StageTasks; l > 0 && int64(tasks[i]) > l {
+			return fail(d.limitError(i, ColTasks, &traces.LimitError{Limit: traces.LimitStageTasks, Job: d.jobs, JobID: j.ID, Stage: d.filled, Value: int64(tasks[i]), Max: l}))
+		}
+		if tasks[i] > 0 {
+			d.tasks += int64(tasks[i])
+		}
+		if l := d.limits.Tasks; l > 0 && d.tasks > l {
+			return fail(d.limitError(i, ColTasks, &traces.LimitError{Limit: traces.LimitTasks, Job: -1, Stage: -1, Value: d.tasks, Max: l}))
+		}
+		if err := d.limits.CheckMemory(int64(d.jobs)+1, d.tasks); err != nil {
+			return fail(fmt.Errorf("row %d: %w", d.row+int64(i), err))
+		}
+		if d.filled == len(j.Stages) {
+			j.Stages = append(j.Stages, traces.Stage{})
 		}
 		s := &j.Stages[d.filled]
 		td, err := tdr.at(i)
@@ -571,7 +629,10 @@ func (d *decoder) decode(rec arrow.RecordBatch, dst []traces.Job) ([]traces.Job,
 			s.History = hist
 		}
 		d.filled++
-		if d.filled == len(j.Stages) {
+		if d.filled == d.want {
+			if err := d.validate(j); err != nil {
+				return fail(err)
+			}
 			if j == &d.cur {
 				dst = append(dst, d.cur)
 				d.cur = traces.Job{}

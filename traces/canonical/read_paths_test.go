@@ -211,7 +211,7 @@ func TestMappedCorrupt(t *testing.T) {
 			data[schemaEnd+rng.IntN(footerStart-schemaEnd)] = byte(rng.Uint32())
 		}
 		func() {
-			r, err := openArrow(path, data, bytes.NewReader(data))
+			r, err := openArrow(path, data, bytes.NewReader(data), traces.Limits{})
 			if err != nil {
 				return
 			}
@@ -260,7 +260,7 @@ func TestParquetCorrupt(t *testing.T) {
 			data[4+rng.IntN(dataEnd-4)] = byte(rng.Uint32())
 		}
 		func() {
-			r, err := openParquet(path, bytes.NewReader(data))
+			r, err := openParquet(path, bytes.NewReader(data), traces.Limits{})
 			if err != nil {
 				errs++
 				return

@@ -8,6 +8,7 @@ import (
 	"io"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/endian"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
@@ -28,6 +29,7 @@ type Reader struct {
 	meta   Meta
 	schema *arrow.Schema
 	rows   int64 // stage rows in the file, -1 if unknown before reading
+	size   int64 // the file's size in bytes
 
 	nextRec func() (arrow.RecordBatch, error) // returns a batch the caller must release
 	closeFn func() error
@@ -45,17 +47,33 @@ type Reader struct {
 	err   error
 }
 
-// Open opens a canonical file for streaming. The format is detected from the file's magic bytes.
+// Options say what a Reader checks as it reads.
+type Options struct {
+	// Limits are checked against the sizes the file states before anything is allocated by
+	// them: the cluster's machines, each job's num_stages (each stage has at least one task),
+	// each stage's tasks and the running total of tasks. A zero field is no limit.
+	Limits traces.Limits
+	// Validate checks each job as it is read, as traces.Workload.Validate does except for
+	// whether demands fit the cluster (which configuration may still change): a job Next or
+	// Read returns is one that its consumers can walk without checking its DAG.
+	Validate bool
+}
+
+// Open opens a canonical file for streaming, with no limits and no validation (OpenWith).
+func Open(path string) (*Reader, error) { return OpenWith(path, Options{}) }
+
+// OpenWith opens a canonical file for streaming. The format is detected from the file's magic
+// bytes.
 //
 // The file is mapped into memory once (where the platform can map files): the checksum is
 // computed over the mapping, and both formats are then read from it, so its pages are faulted in
 // once. The mapping is released by Close.
-func Open(path string) (r *Reader, err error) {
+func OpenWith(path string, o Options) (r *Reader, err error) {
 	data, ra, unmap, err := mapFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("canonical: %w", err)
 	}
-	r, err = open(path, data, ra)
+	r, err = open(path, data, ra, o)
 	if err != nil {
 		unmap()
 		return nil, err
@@ -73,7 +91,8 @@ func Open(path string) (r *Reader, err error) {
 
 // open opens the file at path, mapped as data (nil where the platform does not map files) and
 // readable through ra.
-func open(path string, data []byte, ra ipc.ReadAtSeeker) (*Reader, error) {
+func open(path string, data []byte, ra ipc.ReadAtSeeker, o Options) (*Reader, error) {
+	limits := o.Limits
 	var magic [6]byte
 	n, _ := ra.ReadAt(magic[:], 0)
 	head := magic[:n]
@@ -82,11 +101,13 @@ func open(path string, data []byte, ra ipc.ReadAtSeeker) (*Reader, error) {
 			return nil, fmt.Errorf("canonical: %s: %w", path, err)
 		}
 	}
+	var r *Reader
+	var err error
 	switch {
 	case bytes.HasPrefix(head, []byte("PAR1")):
-		return openParquet(path, ra)
+		r, err = openParquet(path, ra, limits)
 	case bytes.HasPrefix(head, []byte("ARROW1")):
-		return openArrow(path, data, ra)
+		r, err = openArrow(path, data, ra, limits)
 	case bytes.HasPrefix(head, []byte{0xff, 0xff, 0xff, 0xff}):
 		return nil, fmt.Errorf("canonical: %s: an Arrow IPC stream, not the IPC file format (write it with `schedlab trace import ... --out FILE.arrow`)", path)
 	case n == 0:
@@ -94,6 +115,21 @@ func open(path string, data []byte, ra ipc.ReadAtSeeker) (*Reader, error) {
 	default:
 		return nil, fmt.Errorf("canonical: %s: not a Parquet or Arrow IPC file (starts with %q, want \"PAR1\" or \"ARROW1\")", path, head)
 	}
+	if err != nil {
+		return nil, err
+	}
+	if r.size, err = ra.Seek(0, io.SeekEnd); err != nil {
+		r.closeFn()
+		return nil, fmt.Errorf("canonical: %s: %w", path, err)
+	}
+	r.dec.limits = limits
+	if o.Validate {
+		if r.dec.check, err = traces.NewChecker(r.meta.Dims, nil); err != nil {
+			r.closeFn()
+			return nil, fmt.Errorf("canonical: %s: %w", path, err)
+		}
+	}
+	return r, nil
 }
 
 // corruptError is a panic inside the Arrow or Parquet libraries, turned into an error that
@@ -124,19 +160,33 @@ type noClose struct{ ipc.ReadAtSeeker }
 // reader: record batches' buffers are slices of the mapping, so nothing is copied until the
 // decoder copies the strings it keeps (the mapping ends at Close). Without a mapping, the
 // library reads each batch into Go memory.
-func openArrow(path string, data []byte, ra ipc.ReadAtSeeker) (r *Reader, err error) {
+func openArrow(path string, data []byte, ra ipc.ReadAtSeeker, limits traces.Limits) (r *Reader, err error) {
 	defer corrupt(path, &err)
+	// The library would swap the bytes of a big-endian file's buffers in place: in a mapping
+	// that is read-only, a fault no recover catches. Canonical files are little-endian, so
+	// another byte order is refused instead.
+	size, err := ra.Seek(0, io.SeekEnd)
+	if err != nil {
+		return nil, fmt.Errorf("canonical: %s: %w", path, err)
+	}
+	if err := checkArrowFooter(ra, size); err != nil {
+		return nil, fmt.Errorf("canonical: %s: %w", path, err)
+	}
 	var fr *ipc.FileReader
 	if data != nil {
-		fr, err = ipc.NewMappedFileReader(data, ipc.WithAllocator(alloc))
+		fr, err = ipc.NewMappedFileReader(data, ipc.WithAllocator(alloc), ipc.WithEnsureNativeEndian(false))
 	} else {
-		fr, err = ipc.NewFileReader(ra, ipc.WithAllocator(alloc))
+		fr, err = ipc.NewFileReader(ra, ipc.WithAllocator(alloc), ipc.WithEnsureNativeEndian(false))
 	}
 	if err != nil {
 		return nil, fmt.Errorf("canonical: %s: %w", path, err)
 	}
+	if !fr.Schema().IsNativeEndian() {
+		fr.Close()
+		return nil, fmt.Errorf("canonical: %s: schema: byte order %v, want %v (canonical files are written in this machine's byte order)", path, fr.Schema().Endianness(), endian.NativeEndian)
+	}
 	md := fr.Schema().Metadata()
-	meta, version, err := parseMeta(func(k string) (string, bool) {
+	meta, version, err := parseMeta(limits, func(k string) (string, bool) {
 		i := md.FindKey(k)
 		if i < 0 {
 			return "", false
@@ -170,7 +220,7 @@ func openArrow(path string, data []byte, ra ipc.ReadAtSeeker) (r *Reader, err er
 }
 
 // openParquet opens a Parquet file, read through pqarrow in batches of up to readBatchRows rows.
-func openParquet(path string, ra ipc.ReadAtSeeker) (r *Reader, err error) {
+func openParquet(path string, ra ipc.ReadAtSeeker, limits traces.Limits) (r *Reader, err error) {
 	defer corrupt(path, &err)
 	// Column chunks are streamed from the file (mapped, where it is) through a small buffer,
 	// rather than each copied whole into a fresh buffer before decoding.
@@ -185,7 +235,7 @@ func openParquet(path string, ra ipc.ReadAtSeeker) (r *Reader, err error) {
 		return nil, fmt.Errorf("canonical: %s: %w", path, err)
 	}
 	kv := pf.MetaData().KeyValueMetadata()
-	meta, version, err := parseMeta(func(k string) (string, bool) {
+	meta, version, err := parseMeta(limits, func(k string) (string, bool) {
 		v := kv.FindValue(k)
 		if v == nil {
 			return "", false
@@ -333,7 +383,12 @@ func (r *Reader) fill(dst []traces.Job) (out []traces.Job, err error) {
 	}
 	if errors.Is(err, io.EOF) {
 		if r.dec.open {
-			return dst, fmt.Errorf("canonical: %s: row %d: job id %d has %d of %d stage rows at end of file", r.path, r.dec.row, r.dec.cur.ID, r.dec.filled, len(r.dec.cur.Stages))
+			return dst, fmt.Errorf("canonical: %s: row %d: job id %d has %d of %d stage rows at end of file", r.path, r.dec.row, r.dec.cur.ID, r.dec.filled, r.dec.want)
+		}
+		if r.dec.check != nil {
+			if err := r.dec.check.Done(); err != nil {
+				return dst, fmt.Errorf("canonical: %s: %w", r.path, err)
+			}
 		}
 		return dst, io.EOF
 	}
@@ -417,12 +472,23 @@ func (r *Reader) Close() error {
 	return r.closeFn()
 }
 
-// Read loads a whole canonical workload (Parquet or Arrow IPC, detected by content).
-func Read(path string) (*traces.Workload, error) {
-	r, err := Open(path)
+// Read loads a whole canonical workload (Parquet or Arrow IPC, detected by content), with no
+// limits and no validation (ReadWith).
+func Read(path string) (*traces.Workload, error) { return ReadWith(path, Options{}) }
+
+// ReadWith loads a whole canonical workload (Parquet or Arrow IPC, detected by content), checking
+// what o asks for as it reads.
+func ReadWith(path string, o Options) (*traces.Workload, error) {
+	r, err := OpenWith(path, o)
 	if err != nil {
 		return nil, err
 	}
+	return readAll(r)
+}
+
+// readAll reads all of r's jobs and closes it.
+func readAll(r *Reader) (*traces.Workload, error) {
+	path := r.path
 	defer r.Close()
 	m := r.Meta()
 	w := &traces.Workload{Name: m.Name, Source: m.Source, Dims: m.Dims, Cluster: m.Cluster}
@@ -434,15 +500,24 @@ func Read(path string) (*traces.Workload, error) {
 			return nil, err
 		}
 	}
+	if l := r.dec.limits.Tasks; l > 0 && r.rows > l {
+		// Each row is a stage of at least one task.
+		return nil, fmt.Errorf("canonical: %s: %d stage rows: %w", path, r.rows, &traces.LimitError{Limit: traces.LimitTasks, Job: -1, Stage: -1, Value: r.rows, Max: l})
+	}
 	if r.rows > 0 {
+		// A Parquet file states its row count, which a few bytes can claim to be billions
+		// (its pages run-length encode their values): the slabs below are sized by it only
+		// up to what the file's size could plausibly hold, and grow past that as rows arrive.
+		prealloc := min(r.rows, r.size)
 		// The result is allocated once, jobs (at most one per row) and stages (exactly one per
 		// row but for jobs without stages) each as one slab, instead of growing batch by batch
 		// and being copied (with the write barriers of copying pointers while the collector
 		// runs) as it grows.
-		w.Jobs = make([]traces.Job, 0, r.rows)
-		r.dec.slab = make([]traces.Stage, r.rows)
+		w.Jobs = make([]traces.Job, 0, prealloc)
+		r.dec.slab = make([]traces.Stage, prealloc)
 	}
 	for {
+		var err error
 		w.Jobs, err = r.fill(w.Jobs)
 		if errors.Is(err, io.EOF) {
 			break

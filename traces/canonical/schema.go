@@ -254,7 +254,8 @@ func encodeCluster(c traces.Cluster) jsonCluster {
 	return jc
 }
 
-func decodeCluster(jc jsonCluster) (traces.Cluster, error) {
+// decodeCluster expands jc's machines, once their count passes limits.Machines.
+func decodeCluster(jc jsonCluster, limits traces.Limits) (traces.Cluster, error) {
 	c := traces.Cluster{Pooled: jc.Pooled}
 	if jc.N == nil {
 		return c, nil
@@ -262,6 +263,9 @@ func decodeCluster(jc jsonCluster) (traces.Cluster, error) {
 	n := *jc.N
 	if n < 0 || n > 1<<26 {
 		return c, fmt.Errorf("%d machines", n)
+	}
+	if err := limits.CheckMachines(int64(n)); err != nil {
+		return c, err
 	}
 	for _, col := range []struct {
 		name string
@@ -352,7 +356,8 @@ var errMeta = errors.New("bad metadata")
 
 // parseMeta decodes workload metadata and returns it with the file's layout version; find
 // returns a key's value and whether it is present.
-func parseMeta(find func(key string) (string, bool)) (m Meta, version string, err error) {
+// The cluster's machine count is checked against limits before the machines are allocated.
+func parseMeta(limits traces.Limits, find func(key string) (string, bool)) (m Meta, version string, err error) {
 	v, ok := find(KeyVersion)
 	if !ok {
 		return m, "", fmt.Errorf("%w: no %q key (not a schedlab canonical workload)", errMeta, KeyVersion)
@@ -372,9 +377,9 @@ func parseMeta(find func(key string) (string, bool)) (m Meta, version string, er
 		if err := json.Unmarshal([]byte(s), &jc); err != nil {
 			return m, "", fmt.Errorf("%w: %s: %v", errMeta, KeyCluster, err)
 		}
-		c, err := decodeCluster(jc)
+		c, err := decodeCluster(jc, limits)
 		if err != nil {
-			return m, "", fmt.Errorf("%w: %s: %v", errMeta, KeyCluster, err)
+			return m, "", fmt.Errorf("%w: %s: %w", errMeta, KeyCluster, err)
 		}
 		m.Cluster = c
 	}
