@@ -1,6 +1,7 @@
 # schedlab — everything a fresh machine needs is installed by `make setup`, which demo and test
 # depend on: Go modules, the HiGHS WebAssembly build (npm package highs@1.15.3, sha256-checked),
-# Debian's Chromium for the HTML-report test and Debian's Slurm and munge for the Slurm test.
+# Debian's Chromium for the HTML-report test, Debian's Slurm and munge for the Slurm test, podman
+# and buildah for the container image, and Python 3 for the external-scheduler client's tests.
 
 GO        ?= go
 BIN       := bin/schedlab
@@ -8,11 +9,11 @@ PKGS      := ./...
 FUZZTIME  ?= 10s
 SUDO      := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all setup deps highs chromium slurm podman build demo test test-short fuzz bench bench-traces verify clean image
+.PHONY: all setup deps highs chromium slurm podman python build demo test test-short fuzz bench bench-traces verify clean image
 
 all: build
 
-setup: deps highs chromium slurm podman
+setup: deps highs chromium slurm podman python
 
 deps:
 	@echo "==> setup: Go modules (go mod download)"
@@ -44,6 +45,14 @@ podman:
 	@dpkg -s podman buildah runc >/dev/null 2>&1 || { \
 	  echo "installing Debian podman, buildah and runc for the image test"; \
 	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq podman buildah runc >/dev/null; }
+
+# Python 3 (standard library only) runs the external-scheduler client, its baseline ports and its
+# Gymnasium-style environment in policies/external's tests. Debian's python3 when none is found.
+python:
+	@echo "==> setup: Python 3 for the external-scheduler client tests"
+	@command -v python3 >/dev/null 2>&1 || { \
+	  echo "installing Debian python3 for the external-scheduler tests"; \
+	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq python3 >/dev/null; }
 
 build: deps
 	$(GO) build -o $(BIN) ./cmd/schedlab

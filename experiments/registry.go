@@ -4,6 +4,7 @@ import (
 	"embed"
 	"errors"
 	"fmt"
+	"github.com/schedlab/schedlab/internal/datapath"
 	"io/fs"
 	"os"
 	"path"
@@ -94,10 +95,28 @@ func MatchSpecs(arg string, more ...string) ([]string, error) {
 	if ids, _ := embedded(arg); len(ids) > 0 {
 		return ids, nil
 	}
+	arg = repoSpecFile(arg)
 	if err := checkSpecFile(arg, more...); err != nil {
 		return nil, err
 	}
 	return []string{arg}, nil
+}
+
+// repoSpecFile returns the spec file a relative path names: the working directory's file when
+// there is one, else the schedlab repository's file of that path (so that README's
+// `reproduce policies/external/examples/byos.yaml` runs from any directory), else the path as
+// given, for checkSpecFile to report.
+func repoSpecFile(file string) string {
+	if filepath.IsAbs(file) || !IsSpecFile(file) {
+		return file
+	}
+	if _, err := os.Stat(file); !errors.Is(err, fs.ErrNotExist) {
+		return file
+	}
+	if full, ok, err := datapath.RepoFile(file); ok && err == nil {
+		return full
+	}
+	return file
 }
 
 // checkSpecFile returns ErrNoSpec, suggesting among the embedded specs and more, unless file is
@@ -142,6 +161,7 @@ func LoadSpec(idOrPath string) (*Spec, error) {
 	case len(ids) == 1:
 		return parseSpec(specFS, ids[0]+".yaml", "experiments/", ids[0])
 	}
+	idOrPath = repoSpecFile(idOrPath)
 	if err := checkSpecFile(idOrPath); err != nil {
 		return nil, err
 	}

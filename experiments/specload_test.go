@@ -68,3 +68,17 @@ func TestSpecLoadingLimits(t *testing.T) {
 		t.Errorf("oversized spec: %v", err)
 	}
 }
+
+// TestRepositorySpecFileFromAnyDirectory: a spec file written as its repository path (README's
+// `reproduce policies/external/examples/byos.yaml`) is found from another working directory.
+func TestRepositorySpecFileFromAnyDirectory(t *testing.T) {
+	t.Chdir(t.TempDir())
+	const file = "policies/external/examples/byos.yaml"
+	if _, err := LoadSpec(file); err != nil {
+		t.Fatalf("LoadSpec(%q) from another directory: %v", file, err)
+	}
+	files, err := MatchSpecs(file)
+	if err != nil || len(files) != 1 || !filepath.IsAbs(files[0]) {
+		t.Fatalf("MatchSpecs(%q) = %v, %v; want the repository's file", file, files, err)
+	}
+}

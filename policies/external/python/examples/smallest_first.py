@@ -23,14 +23,18 @@ class SmallestFirst(Scheduler):
         free = [list(f) for f in view.free]  # the view's free capacity, less this plan's starts
         if not any(any(x > 0 for x in f) for f in free):
             return plan  # nothing free: nothing to start
+        most = [max(col) for col in zip(*free)]  # no task bigger than this fits anywhere
         for job in sorted(view.active.values(), key=lambda j: (j.remaining_estimate, j.job)):
             for s in job.runnable_stages():
                 demand, pending = job.stages[s].demand, job.stage_state[s][0]
+                if not fits(demand, most):
+                    continue
                 for m, f in enumerate(free):
                     while pending > 0 and fits(demand, f):
                         plan.start(job.job, s, m)
                         f[:] = [x - d for x, d in zip(f, demand)]
                         pending -= 1
+                most = [max(col) for col in zip(*free)]
         return plan
 
 
