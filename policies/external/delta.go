@@ -124,12 +124,7 @@ func (t *tracker) encodeCall(e *enc, v policies.View, call int64) {
 	e.raw(`],"started":[`)
 	for i, r := range t.started {
 		e.comma(i)
-		e.b = append(e.b, '[')
-		e.int(int64(r.Job))
-		e.b = append(e.b, ',')
-		e.int(int64(r.Stage))
-		e.b = append(e.b, ',')
-		e.int(int64(r.Task))
+		taskRefOpen(e, policies.TaskRef{Job: r.Job, Stage: r.Stage, Task: r.Task})
 		e.b = append(e.b, ',')
 		e.int(int64(r.Machine))
 		e.b = append(e.b, ',')
@@ -156,15 +151,20 @@ func taskRefs(e *enc, rs []policies.TaskRef) {
 	e.b = append(e.b, '[')
 	for i, r := range rs {
 		e.comma(i)
-		e.b = append(e.b, '[')
-		e.int(int64(r.Job))
-		e.b = append(e.b, ',')
-		e.int(int64(r.Stage))
-		e.b = append(e.b, ',')
-		e.int(int64(r.Task))
+		taskRefOpen(e, r)
 		e.b = append(e.b, ']')
 	}
 	e.b = append(e.b, ']')
+}
+
+// taskRefOpen writes "[job,stage,task" — a task's reference, its array left open for more.
+func taskRefOpen(e *enc, r policies.TaskRef) {
+	e.b = append(e.b, '[')
+	e.int(int64(r.Job))
+	e.b = append(e.b, ',')
+	e.int(int64(r.Stage))
+	e.b = append(e.b, ',')
+	e.int(int64(r.Task))
 }
 
 // diffRunning compares job j's running tasks with those last sent, collecting starts and ends.
