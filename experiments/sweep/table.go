@@ -165,7 +165,11 @@ func (t *Table) schema() *arrow.Schema {
 	}
 	fields = append(fields, arrow.Field{Name: SeedColumn, Type: arrow.PrimitiveTypes.Int64})
 	for _, m := range t.Metrics {
-		fields = append(fields, arrow.Field{Name: m, Type: arrow.PrimitiveTypes.Float64, Nullable: true})
+		typ := arrow.DataType(arrow.PrimitiveTypes.Float64)
+		if t.countColumn(m) {
+			typ = arrow.PrimitiveTypes.Int64
+		}
+		fields = append(fields, arrow.Field{Name: m, Type: typ, Nullable: true})
 	}
 	axes, _ := json.Marshal(t.Axes)
 	md := arrow.NewMetadata([]string{metaAxes, metaLabel, metaSpec}, []string{string(axes), t.Label, t.Spec})
@@ -211,11 +215,20 @@ func (t *Table) Write(w io.Writer) error {
 		}
 		b.Field(2 + len(t.Axes)).(*array.Int64Builder).Append(r.Seed)
 		for j, m := range t.Metrics {
-			fb := b.Field(3 + len(t.Axes) + j).(*array.Float64Builder)
-			if v, ok := r.Metrics[m]; ok {
-				fb.Append(v)
-			} else {
-				fb.AppendNull()
+			v, ok := r.Metrics[m]
+			switch fb := b.Field(3 + len(t.Axes) + j).(type) {
+			case *array.Int64Builder:
+				if ok {
+					fb.Append(int64(v))
+				} else {
+					fb.AppendNull()
+				}
+			case *array.Float64Builder:
+				if ok {
+					fb.Append(v)
+				} else {
+					fb.AppendNull()
+				}
 			}
 		}
 	}
@@ -329,13 +342,18 @@ func ReadTable(path string) (*Table, error) {
 					return nil, fmt.Errorf("%s: axis column %q has type %s", path, fd.Name, fd.Type)
 				}
 			default:
-				x, ok := a.(*array.Float64)
-				if !ok {
+				switch x := a.(type) {
+				case *array.Float64:
+					if x.IsValid(i) {
+						r.Metrics[fd.Name] = x.Value(i)
+					}
+				case *array.Int64: // a count (countColumn)
+					if x.IsValid(i) {
+						r.Metrics[fd.Name] = float64(x.Value(i))
+					}
+				default:
 					a.Release()
-					return nil, fmt.Errorf("%s: metric column %q has type %s, want double", path, fd.Name, fd.Type)
-				}
-				if x.IsValid(i) {
-					r.Metrics[fd.Name] = x.Value(i)
+					return nil, fmt.Errorf("%s: metric column %q has type %s, want double or int64", path, fd.Name, fd.Type)
 				}
 			}
 		}
@@ -409,4 +427,29 @@ func (t *Table) describeRow(r *Row) string {
 		parts[i] = c.Key + "=" + experiments.FormatAxisValue(r.Axes[i])
 	}
 	return strings.Join(parts, " ")
+}
+
+// countNames are the metrics that count things (jobs, tasks, events), by their last dotted part:
+// cells.parquet stores them as int64, not double.
+var countNames = map[string]bool{
+	"jobs": true, "completed": true, "unfinished": true, "slo_jobs": true, "utility_jobs": true,
+	"targets": true, "missed_targets": true, "preemptions": true, "tasks": true,
+	"events": true, "failures": true, "fallbacks": true, "timeouts": true, "size_limited": true,
+}
+
+// countColumn reports whether metric m is stored as int64: a count by name (countNames, the
+// admission classes admissions.*, names ending in _count) whose every value in the table is a
+// whole number within int64's exact range. A count that is not whole (a mean over seeds) stays a
+// double, so nothing is rounded.
+func (t *Table) countColumn(m string) bool {
+	leaf := m[strings.LastIndexByte(m, '.')+1:]
+	if !countNames[leaf] && !strings.HasPrefix(m, "admissions.") && !strings.HasSuffix(leaf, "_count") {
+		return false
+	}
+	for _, r := range t.Rows {
+		if v, ok := r.Metrics[m]; ok && (v != math.Trunc(v) || math.Abs(v) > 1<<53) {
+			return false
+		}
+	}
+	return true
 }
