@@ -51,6 +51,16 @@ type EngineStats struct {
 	SchedulingCalls int64   `json:"scheduling_calls"`
 	Starts          int64   `json:"starts"`
 	Preemptions     int64   `json:"preemptions"`
+	// PolicyCalls is the wall-time summary of the policy's scheduling calls (calls, median_us,
+	// p99_us, max_us, total_s) for a policy that measures them (callTimer: the external
+	// policy); absent for the others. Wall-clock figures: never decided on, never a metric.
+	PolicyCalls any `json:"policy_calls,omitempty"`
+}
+
+// callTimer is an optional ability of a policy: a summary of its scheduling calls' wall times,
+// recorded in summary.json's engine section.
+type callTimer interface {
+	CallLatency() any
 }
 
 // failureNoter is an optional ability of a policy: context to add to the error that ended its
@@ -173,6 +183,9 @@ func runHashed(c Config, w *traces.Workload, hash string, prog *runProgress) (*O
 	}
 	if wall > 0 {
 		o.Engine.EventsPerSecond = float64(res.Stats.Events) / wall
+	}
+	if ct, ok := p.(callTimer); ok {
+		o.Engine.PolicyCalls = ct.CallLatency()
 	}
 	return o, nil
 }

@@ -434,7 +434,7 @@ func (t *Table) describeRow(r *Row) string {
 var countNames = map[string]bool{
 	"jobs": true, "completed": true, "unfinished": true, "slo_jobs": true, "utility_jobs": true,
 	"targets": true, "missed_targets": true, "preemptions": true, "tasks": true,
-	"events": true, "scheduling_calls": true, "waited_jobs": true, "failures": true, "fallbacks": true, "timeouts": true, "size_limited": true,
+	"events": true, "scheduling_calls": true, "starts": true, "waited_jobs": true, "failures": true, "fallbacks": true, "timeouts": true, "size_limited": true,
 }
 
 // countColumn reports whether metric m is stored as int64: a count by name (countNames, the

@@ -35,6 +35,10 @@ type Summary struct {
 	Deterministic bool `json:"deterministic"`
 }
 
+// CallLatency returns the summary of the calls' wall times so far, which schedlab records in
+// summary.json's engine section (policy_calls) beside the engine's own wall-clock figures.
+func (p *Policy) CallLatency() any { return LatencyOf(p.wall) }
+
 // LatencyOf summarizes per-call wall times in nanoseconds (nearest-rank percentiles).
 func LatencyOf(ns []int64) Latency {
 	l := Latency{Calls: len(ns)}
