@@ -6,9 +6,8 @@ import (
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/memory"
-	"github.com/apache/arrow-go/v18/parquet/file"
-	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+
+	"github.com/schedlab/schedlab/internal/testutil"
 )
 
 // TestCountsAreIntegers: cells.parquet stores counts (jobs, preemptions, admissions.*) as int64
@@ -37,19 +36,9 @@ func TestCountsAreIntegers(t *testing.T) {
 		"jobs": arrow.PrimitiveTypes.Int64, "avg_jct_s": arrow.PrimitiveTypes.Float64,
 		"preemptions": arrow.PrimitiveTypes.Float64, // 0.5 is not a whole count
 	}
-	pf, err := file.OpenParquetFile(path, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pf.Close()
-	rd, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{}, memory.DefaultAllocator)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sc, err := rd.Schema()
-	if err != nil {
-		t.Fatal(err)
-	}
+	tbl, _ := testutil.ReadParquet(t, path)
+	defer tbl.Release()
+	sc := tbl.Schema()
 	for name, typ := range want {
 		idx := sc.FieldIndices(name)
 		if len(idx) != 1 {
