@@ -1,8 +1,6 @@
 package experiments
 
 import (
-	"strings"
-
 	"github.com/apache/arrow-go/v18/arrow"
 )
 
@@ -70,19 +68,6 @@ var predictionsColumns = map[string]ColumnDoc{
 	"no_prediction": {"whether the predictor had nothing for the job", ""},
 }
 
-// unitBySuffix guesses a column's unit from its name's suffix, as the figures do.
-func unitBySuffix(name string) string {
-	switch {
-	case strings.HasSuffix(name, "_ms"):
-		return "ms"
-	case strings.HasSuffix(name, "_s"):
-		return "s"
-	case strings.HasSuffix(name, "_hours"):
-		return "h"
-	}
-	return ""
-}
-
 // withColumnDocs returns the fields as a schema whose metadata describes each column with
 // doc(name) under ColumnKeyPrefix+name, in column order (deterministic bytes).
 func withColumnDocs(fields []arrow.Field, doc func(name string) ColumnDoc) *arrow.Schema {
@@ -103,5 +88,5 @@ func tableDoc(table, col string) ColumnDoc {
 			return d
 		}
 	}
-	return ColumnDoc{"column " + col + " of the policy's " + table + " table", unitBySuffix(col)}
+	return ColumnDoc{"column " + col + " of the policy's " + table + " table", unitOf(col)}
 }

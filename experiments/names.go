@@ -164,13 +164,15 @@ func (n Names) leaf(m string) (string, string) {
 	return strings.ReplaceAll(q, "_", " "), u
 }
 
-// unitOf guesses a metric's unit from its name's suffix.
+// unitOf guesses a metric's or a table column's unit from its name's suffix.
 func unitOf(m string) string {
 	switch {
 	case strings.HasSuffix(m, "_ms"):
 		return "ms"
 	case strings.HasSuffix(m, "_task_hours"):
 		return "task-h"
+	case strings.HasSuffix(m, "_hours"):
+		return "h"
 	case strings.HasSuffix(m, "_s"):
 		return "s"
 	}
