@@ -1,11 +1,10 @@
 package main
 
 import (
+	"github.com/schedlab/schedlab/experiments/sweep/sweeptest"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/schedlab/schedlab/experiments/sweep"
 )
 
 // TestCompareGatesARegression is the CI gate of a policy change: a sweep compared with an
@@ -26,7 +25,7 @@ func TestCompareGatesARegression(t *testing.T) {
 		return out
 	}
 	base, rerun, slow := sweepTo("base"), sweepTo("rerun"), sweepTo("slow")
-	slowDown(t, slow, 1.5)
+	sweeptest.SlowDown(t, slow, 1.5)
 
 	out, errOut, code := runCLI(t, "compare", base, rerun, "--fail-on-regression")
 	if code != 0 || !strings.Contains(out, "no regressions.") || strings.Contains(out, "REGRESSION") {
@@ -40,27 +39,6 @@ func TestCompareGatesARegression(t *testing.T) {
 	out, _, code = runCLI(t, "compare", base, slow, "--format", "markdown")
 	if code != 0 || !strings.Contains(out, "| group") || !strings.Contains(out, "**REGRESSION**") {
 		t.Errorf("markdown report: exit %d\n%s", code, out)
-	}
-}
-
-// slowDown multiplies the completion times in a sweep output's cells.parquet by f, as a policy
-// change that slowed every job would.
-func slowDown(t *testing.T, dir string, f float64) {
-	t.Helper()
-	path := filepath.Join(dir, sweep.CellsFile)
-	tb, err := sweep.ReadTable(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, r := range tb.Rows {
-		for m, v := range r.Metrics {
-			if strings.HasSuffix(m, "_jct_s") {
-				r.Metrics[m] = v * f
-			}
-		}
-	}
-	if err := sweep.WriteFileAtomic(path, tb.Write); err != nil {
-		t.Fatal(err)
 	}
 }
 

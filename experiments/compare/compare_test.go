@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"github.com/schedlab/schedlab/experiments/sweep/sweeptest"
 	"math"
 	"os"
 	"path/filepath"
@@ -147,27 +148,6 @@ func TestCompareErrors(t *testing.T) {
 	}
 }
 
-// slowDown multiplies the completion times in a sweep output's cells.parquet by f, as a policy
-// change that slowed every job would, the configurations staying the same.
-func slowDown(t *testing.T, dir string, f float64) {
-	t.Helper()
-	path := filepath.Join(dir, sweep.CellsFile)
-	tb, err := sweep.ReadTable(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, r := range tb.Rows {
-		for m, v := range r.Metrics {
-			if strings.HasSuffix(m, "_jct_s") {
-				r.Metrics[m] = v * f
-			}
-		}
-	}
-	if err := sweep.WriteFileAtomic(path, tb.Write); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // TestCompareSweepsAndRuns loads real sweep and run outputs: a sweep against its unchanged rerun
 // passes, and against a rerun whose jobs all finished later (an injected regression) fails.
 func TestCompareSweepsAndRuns(t *testing.T) {
@@ -187,7 +167,7 @@ func TestCompareSweepsAndRuns(t *testing.T) {
 		return dir
 	}
 	base, same, slow := run(), run(), run()
-	slowDown(t, slow, 1.3)
+	sweeptest.SlowDown(t, slow, 1.3)
 	load := func(p string) *Dataset {
 		d, err := Load(p)
 		if err != nil {
