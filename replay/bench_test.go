@@ -75,18 +75,7 @@ func BenchmarkReplay(b *testing.B) {
 					b.ReportAllocs()
 					b.ResetTimer()
 					for i := 0; i < b.N; i++ {
-						e, err := replay.New(w, newPolicy(b, policy), replay.Config{})
-						if err != nil {
-							b.Fatal(err)
-						}
-						res, err := e.Run()
-						if err != nil {
-							b.Fatal(err)
-						}
-						if s := replay.Summarize(res); s.Completed != s.Jobs {
-							b.Fatalf("%d of %d jobs completed", s.Completed, s.Jobs)
-						}
-						events += res.Stats.Events
+						events += replayAll(b, w, policy).Stats.Events
 					}
 					b.ReportMetric(float64(events)/b.Elapsed().Seconds(), "events/s")
 					b.ReportMetric(float64(events)/float64(b.N), "events/op")
@@ -147,20 +136,26 @@ func BenchmarkChain(b *testing.B) {
 				}
 				b.ResetTimer()
 				for i := 0; i < b.N; i++ {
-					e, err := replay.New(w, newPolicy(b, policy), replay.Config{})
-					if err != nil {
-						b.Fatal(err)
-					}
-					res, err := e.Run()
-					if err != nil {
-						b.Fatal(err)
-					}
-					if s := replay.Summarize(res); s.Completed != 1 {
-						b.Fatalf("%d of 1 jobs completed", s.Completed)
-					}
+					replayAll(b, w, policy)
 				}
 				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/stage")
 			})
 		}
 	}
+}
+
+// replayAll replays w under the named policy and fails the benchmark unless every job completed.
+func replayAll(b *testing.B, w *traces.Workload, policy string) *replay.Result {
+	e, err := replay.New(w, newPolicy(b, policy), replay.Config{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	res, err := e.Run()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if s := replay.Summarize(res); s.Completed != s.Jobs {
+		b.Fatalf("%d of %d jobs completed", s.Completed, s.Jobs)
+	}
+	return res
 }
