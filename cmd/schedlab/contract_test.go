@@ -13,12 +13,16 @@ import (
 	"time"
 
 	"github.com/schedlab/schedlab/experiments"
+	"github.com/schedlab/schedlab/internal/testbin"
 )
 
 // schedlabLink returns a link named "schedlab" to this test binary, which then runs as the
 // command (see TestMain).
 func schedlabLink(t *testing.T) string {
 	t.Helper()
+	if bin, ok := testbin.Prebuilt(); ok {
+		return bin
+	}
 	self, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
@@ -214,7 +218,7 @@ func TestSpecNameWinsOverPath(t *testing.T) {
 	if err := os.WriteFile("demo-policies", []byte("title: a file named like a spec\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, errOut, code := runCLI(t, "reproduce", "cora-solver", "--label", "quick", "--out", "r", "--parallel", "1")
+	_, errOut, code := runBuilt(t, "reproduce", "cora-solver", "--label", "quick", "--out", "r", "--parallel", "1")
 	if code != 0 {
 		t.Fatalf("reproduce cora-solver beside a cora-solver/ directory: exit %d: %s", code, errOut)
 	}
@@ -233,7 +237,7 @@ func TestSpecNameWinsOverPath(t *testing.T) {
 		{[]string{"sweep", "cora-solver.yaml", "--out", "s"}, `no such spec "cora-solver.yaml": no such file`},
 		{[]string{"sweep", "demo", "--out", "s"}, `no such spec "demo": a paper, not one spec: name one of demo/policies`},
 	} {
-		_, errOut, code := runCLI(t, tc.args...)
+		_, errOut, code := runBuilt(t, tc.args...)
 		if code != 2 || !strings.Contains(errOut, tc.want) || strings.Count(strings.TrimSpace(errOut), "\n") != 0 {
 			t.Errorf("%s: exit %d, stderr %q; want exit 2 and one line with %q", strings.Join(tc.args, " "), code, errOut, tc.want)
 		}
@@ -313,11 +317,11 @@ func TestNamedPipesAreRefused(t *testing.T) {
 func TestRunProgressLines(t *testing.T) {
 	dir := t.TempDir()
 	loud, quiet := filepath.Join(dir, "loud"), filepath.Join(dir, "quiet")
-	_, errOut, code := runCLI(t, "run", "--set", "engine.horizon_s=20000", "--progress-interval", "1ms", "--out", loud)
+	_, errOut, code := runBuilt(t, "run", "--set", "engine.horizon_s=20000", "--progress-interval", "1ms", "--out", loud)
 	if code != 0 || !strings.Contains(errOut, "schedlab: t=") || !strings.Contains(errOut, " s simulated, ") {
 		t.Fatalf("exit %d, stderr %q; want progress lines", code, errOut)
 	}
-	_, errOut, code = runCLI(t, "run", "-q", "--set", "engine.horizon_s=20000", "--progress-interval", "1ms", "--out", quiet)
+	_, errOut, code = runBuilt(t, "run", "-q", "--set", "engine.horizon_s=20000", "--progress-interval", "1ms", "--out", quiet)
 	if code != 0 || errOut != "" {
 		t.Fatalf("-q: exit %d, stderr %q; want nothing", code, errOut)
 	}
