@@ -112,3 +112,51 @@ func TestReadmeExampleRuns(t *testing.T) {
 		}
 	}
 }
+
+// TestPythonPortsMatchUnderDecisionTime: with a constant decision time (engine.decision_time:
+// const) each plan lands later and a preemption of a task that finished meanwhile is dropped;
+// the Python ports, told which preemptions were dropped, still match the built-ins byte for byte.
+func TestPythonPortsMatchUnderDecisionTime(t *testing.T) {
+	py := python(t)
+	decision := []string{"engine.decision_time=const", "engine.decision_time_s=7"}
+	cases := []struct {
+		name   string
+		policy string
+		w      *traces.Workload
+		sets   []string
+		drops  bool
+	}{
+		{"embedded workload drf", "drf", nil, []string{"engine.horizon_s=2000"}, false},
+		{"preemption sp by priority", "sp", constrainedWorkload(4), []string{"engine.preempt_delay_s=2", "policy.params.preempt=true"}, true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			want, wo, err := run(t, tc.w, append(append([]string{"policy.name=" + tc.policy}, decision...), tc.sets...)...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sets := append([]string{"policy.name=external", "policy.params.command=" + py + " " + script(t, "baseline.py") + " " + tc.policy}, decision...)
+			for _, s := range tc.sets {
+				if s == "policy.params.preempt=true" {
+					s = "policy.params.args.preempt=true"
+				}
+				sets = append(sets, s)
+			}
+			got, o, err := run(t, tc.w, sets...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got, want) {
+				t.Fatalf("jobs.parquet differs from the built-in %s's (%d vs %d bytes)", tc.policy, len(got), len(want))
+			}
+			dt := o.Engine.DecisionTime
+			if dt == nil || dt.ChargedS == 0 || *dt != *wo.Engine.DecisionTime {
+				t.Fatalf("decision record %+v, built-in's %+v", dt, wo.Engine.DecisionTime)
+			}
+			t.Logf("%+v", *dt)
+			if tc.drops && dt.DroppedPreempts == 0 {
+				t.Fatal("no preemption was dropped: the case tests nothing of the dropped-preemption path")
+			}
+		})
+	}
+}
