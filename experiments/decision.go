@@ -1,6 +1,7 @@
 package experiments
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -40,19 +41,23 @@ type DecisionStats struct {
 	DroppedStarts   int64 `json:"dropped_starts"`
 }
 
+// errDecisionCombination marks a decision-time key set without the mode that uses it: an error
+// of a whole configuration, not of the key's value (CheckValue checks one key alone).
+var errDecisionCombination = errors.New("decision-time keys combined")
+
 // checkDecisionTime checks the engine.decision_time keys together.
 func checkDecisionTime(e EngineConfig) error {
 	if !slices.Contains(decisionModes, e.DecisionTime) {
 		return configErr("engine.decision_time: %q (valid: %s)%s", e.DecisionTime, strings.Join(decisionModes, ", "), suggest(e.DecisionTime, decisionModes))
 	}
 	if e.DecisionTimeS != 0 && e.DecisionTime != DecisionConst {
-		return configErr("engine.decision_time_s: %g is only used with engine.decision_time: const (it is %s)", e.DecisionTimeS, e.DecisionTime)
+		return fmt.Errorf("%w%w", configErr("engine.decision_time_s: %g is only used with engine.decision_time: const (it is %s)", e.DecisionTimeS, e.DecisionTime), errDecisionCombination)
 	}
 	if !(e.DecisionTimeScale > 0) || math.IsInf(e.DecisionTimeScale, 0) {
 		return configErr("engine.decision_time_scale: want a number > 0, got %v", e.DecisionTimeScale)
 	}
 	if e.DecisionTimeScale != 1 && e.DecisionTime != DecisionMeasured {
-		return configErr("engine.decision_time_scale: %g is only used with engine.decision_time: measured (it is %s)", e.DecisionTimeScale, e.DecisionTime)
+		return fmt.Errorf("%w%w", configErr("engine.decision_time_scale: %g is only used with engine.decision_time: measured (it is %s)", e.DecisionTimeScale, e.DecisionTime), errDecisionCombination)
 	}
 	return nil
 }
@@ -143,3 +148,7 @@ func decisionOutcome(o *Outcome) {
 		}
 	}
 }
+
+// combinationErr reports an error about how decision-time keys are combined, which a check of
+// one key alone (CheckValue) must not raise.
+func combinationErr(err error) bool { return errors.Is(err, errDecisionCombination) }
