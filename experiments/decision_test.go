@@ -169,7 +169,8 @@ func TestDecisionTimeConfigErrors(t *testing.T) {
 		if err == nil || !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%v: got %v, want a config error containing %q", tc.sets, err, tc.want)
 		}
-	} // A spec checks each key alone: a decision-time key is valid there without its mode.
+	}
+	// A spec checks each key alone: a decision-time key is valid there without its mode.
 	if err := CheckValue("engine.decision_time_s", 0.5); err != nil {
 		t.Errorf("CheckValue(engine.decision_time_s, 0.5) = %v, want nil", err)
 	}
