@@ -3,6 +3,7 @@ package external_test
 import (
 	"bytes"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/schedlab/schedlab/traces"
@@ -38,6 +39,12 @@ func TestPythonPortsMatchTheBuiltins(t *testing.T) {
 		{"preemption sp by priority", "sp", constrainedWorkload(4), preempt},
 		{"preemption sp by class order", "sp", constrainedWorkload(5), append([]string{"policy.class_order=slo,be"}, preempt...)},
 		{"preemption sp pooled", "sp", pooledWorkload(6), preempt},
+		// Queue-level sharing: entities are queues (for sp, a queue's jobs of one class), their
+		// jobs in FIFO order; queue weights from policy.params.weights.
+		{"multi-queue DAG workload drf by queue", "drf", nil, append([]string{"policy.level=queue", "policy.params.weights.lq0=3", "policy.params.weights.tq1=0.5"}, multiQueue...)},
+		{"placement-constrained workload drf by queue with backfill", "drf", constrainedWorkload(3), []string{"policy.level=queue", "policy.backfill=true", "policy.params.weights.q2=2"}},
+		{"preemption sp by queue and class order", "sp", constrainedWorkload(5), append([]string{"policy.level=queue", "policy.class_order=slo,be"}, preempt...)},
+		{"preemption sp by queue pooled", "sp", pooledWorkload(6), append([]string{"policy.level=queue", "policy.params.weights.q0=2"}, preempt...)},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -47,8 +54,9 @@ func TestPythonPortsMatchTheBuiltins(t *testing.T) {
 			}
 			sets := []string{"policy.name=external", "policy.params.command=" + py + " " + script(t, "baseline.py") + " " + tc.policy}
 			for _, s := range tc.sets {
-				if s == "policy.params.preempt=true" {
-					s = "policy.params.args.preempt=true"
+				// The built-in's parameters reach the port as the hello's args.
+				if p, ok := strings.CutPrefix(s, "policy.params."); ok {
+					s = "policy.params.args." + p
 				}
 				sets = append(sets, s)
 			}
