@@ -33,6 +33,17 @@ func TestMeasuredDecisionTimeIsNeverCached(t *testing.T) {
 			if got := r.Counts(); got != tc.second {
 				t.Errorf("second sweep: %s, want %s", got, tc.second)
 			}
+			// The decision-time counters are cell metrics.
+			for i := range r.Table.Rows {
+				row := &r.Table.Rows[i]
+				charged, calls := row.Metrics["engine.decision_time.charged_s"], row.Metrics["engine.scheduling_calls"]
+				if _, ok := row.Metrics["engine.decision_time.delayed_calls"]; !ok || charged <= 0 {
+					t.Errorf("cell %d: decision-time metrics %v", row.Cell, row.Metrics)
+				}
+				if !measured && charged != 0.5*calls {
+					t.Errorf("cell %d: charged %g s over %g calls, want 0.5 s each", row.Cell, charged, calls)
+				}
+			}
 		})
 	}
 }
