@@ -41,9 +41,11 @@ type DecisionStats struct {
 	DroppedStarts   int64 `json:"dropped_starts"`
 }
 
-// errDecisionCombination marks a decision-time key set without the mode that uses it: an error
-// of a whole configuration, not of the key's value (CheckValue checks one key alone).
-var errDecisionCombination = errors.New("decision-time keys combined")
+// combinationError marks a decision-time key set without the mode that uses it: an error of a
+// whole configuration, not of the key's value (CheckValue checks one key alone).
+type combinationError struct{ error }
+
+func (e combinationError) Unwrap() error { return e.error }
 
 // checkDecisionTime checks the engine.decision_time keys together.
 func checkDecisionTime(e EngineConfig) error {
@@ -51,13 +53,13 @@ func checkDecisionTime(e EngineConfig) error {
 		return configErr("engine.decision_time: %q (valid: %s)%s", e.DecisionTime, strings.Join(decisionModes, ", "), suggest(e.DecisionTime, decisionModes))
 	}
 	if e.DecisionTimeS != 0 && e.DecisionTime != DecisionConst {
-		return fmt.Errorf("%w%w", configErr("engine.decision_time_s: %g is only used with engine.decision_time: const (it is %s)", e.DecisionTimeS, e.DecisionTime), errDecisionCombination)
+		return combinationError{configErr("engine.decision_time_s: %g is only used with engine.decision_time: const (it is %s)", e.DecisionTimeS, e.DecisionTime)}
 	}
 	if !(e.DecisionTimeScale > 0) || math.IsInf(e.DecisionTimeScale, 0) {
 		return configErr("engine.decision_time_scale: want a number > 0, got %v", e.DecisionTimeScale)
 	}
 	if e.DecisionTimeScale != 1 && e.DecisionTime != DecisionMeasured {
-		return fmt.Errorf("%w%w", configErr("engine.decision_time_scale: %g is only used with engine.decision_time: measured (it is %s)", e.DecisionTimeScale, e.DecisionTime), errDecisionCombination)
+		return combinationError{configErr("engine.decision_time_scale: %g is only used with engine.decision_time: measured (it is %s)", e.DecisionTimeScale, e.DecisionTime)}
 	}
 	return nil
 }
@@ -151,4 +153,4 @@ func decisionOutcome(o *Outcome) {
 
 // combinationErr reports an error about how decision-time keys are combined, which a check of
 // one key alone (CheckValue) must not raise.
-func combinationErr(err error) bool { return errors.Is(err, errDecisionCombination) }
+func combinationErr(err error) bool { return errors.As(err, new(combinationError)) }

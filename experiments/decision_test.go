@@ -160,14 +160,14 @@ func TestDecisionTimeConfigErrors(t *testing.T) {
 	}{
 		{[]string{"engine.decision_time=cosnt"}, `engine.decision_time: "cosnt" (valid: none, const, measured), did you mean const?`},
 		{[]string{"engine.decision_time_s=0.5"}, "engine.decision_time_s: 0.5 is only used with engine.decision_time: const (it is none)"},
-		{[]string{"engine.decision_time=const", "engine.decision_time_s=-1"}, "engine.decision_time_s: want a number ≥ 0"},
+		{[]string{"engine.decision_time=const", "engine.decision_time_s=-1"}, "engine.decision_time_s: want a number ≥ 0, got -1"},
 		{[]string{"engine.decision_time=measured", "engine.decision_time_scale=0"}, "engine.decision_time_scale: want a number > 0, got 0"},
 		{[]string{"engine.decision_time=const", "engine.decision_time_scale=2"}, "engine.decision_time_scale: 2 is only used with engine.decision_time: measured (it is const)"},
-		{[]string{"engine.decision_time="}, "engine.decision_time: empty value"},
+		{[]string{"engine.decision_time="}, "engine.decision_time: empty value (omit the key to keep its default, none)"},
 	} {
 		err := resolveErr(tc.sets...)
-		if err == nil || !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%v: got %v, want a config error containing %q", tc.sets, err, tc.want)
+		if err == nil || !errors.Is(err, ErrConfig) || !strings.HasSuffix(err.Error(), tc.want) {
+			t.Errorf("%v: got %v, want a config error ending in %q (one line, nothing after)", tc.sets, err, tc.want)
 		}
 	}
 	// A spec checks each key alone: a decision-time key is valid there without its mode.
