@@ -46,6 +46,9 @@ var baseKeys = []Key{
 	{"engine.preempt_keeps_work", false, "a preempted task resumes where it stopped (default: it restarts)"},
 	{"engine.horizon_s", 0.0, "stop the replay at this simulated time; 0 runs until every job completed"},
 	{"engine.oracle", false, "show policies true task durations instead of estimates"},
+	{"engine.decision_time", "none", "charge each scheduling call's decision time to the simulated clock, its plan landing that much later: none, const (engine.decision_time_s) or measured (the call's wall time; the run is then not deterministic and never cached)"},
+	{"engine.decision_time_s", 0.0, "with engine.decision_time: const, the seconds every scheduling call takes"},
+	{"engine.decision_time_scale", 1.0, "with engine.decision_time: measured, the factor applied to each call's wall time"},
 	{"metrics.usage_window_s", 60.0, "window for the per-queue resource-usage series; 0 disables it"},
 	{"predict.name", "", "online runtime predictor that sets estimates at submission and learns from completions: oracle, noisy or jvupredict; empty keeps the workload's estimates"},
 	{"predict.features", []string{}, "JVuPredict primary features in tie-break order (job, ljob, user); empty = all"},
@@ -128,6 +131,11 @@ type EngineConfig struct {
 	PreemptKeepsWork bool
 	HorizonS         float64
 	Oracle           bool
+	// DecisionTime is the decision-time mode (decision.go); DecisionTimeS its constant and
+	// DecisionTimeScale its factor on measured wall time.
+	DecisionTime      string
+	DecisionTimeS     float64
+	DecisionTimeScale float64
 }
 
 // MetricsConfig configures result metrics.
@@ -414,6 +422,9 @@ func Resolve(v *viper.Viper) (Config, error) {
 	get("engine.preempt_keeps_work", boolean(&c.Engine.PreemptKeepsWork))
 	get("engine.horizon_s", seconds(&c.Engine.HorizonS))
 	get("engine.oracle", boolean(&c.Engine.Oracle))
+	get("engine.decision_time", str(&c.Engine.DecisionTime))
+	get("engine.decision_time_s", seconds(&c.Engine.DecisionTimeS))
+	get("engine.decision_time_scale", nonNegFloat(&c.Engine.DecisionTimeScale))
 	get("metrics.usage_window_s", seconds(&c.Metrics.UsageWindowS))
 	get("predict.name", str(&c.Predict.Name))
 	get("predict.features", strList(&c.Predict.Features))
@@ -460,6 +471,9 @@ func Resolve(v *viper.Viper) (Config, error) {
 	}
 	if c.Workload.Name == "" {
 		return Config{}, configErr("workload.name: empty")
+	}
+	if err := checkDecisionTime(c.Engine); err != nil {
+		return Config{}, err
 	}
 	if c.Policy.Level != "job" && c.Policy.Level != "queue" {
 		return Config{}, configErr("policy.level: %q (valid: job, queue)", c.Policy.Level)
@@ -509,7 +523,7 @@ func (c Config) Map() map[string]any {
 			workload[c.Workload.Generator] = ws.Generator
 		}
 	}
-	return map[string]any{
+	m := map[string]any{
 		"seed":     c.Seed,
 		"workload": workload,
 		"policy": map[string]any{
@@ -529,6 +543,8 @@ func (c Config) Map() map[string]any {
 		},
 		"system": c.System,
 	}
+	decisionKeys(m["engine"].(map[string]any), c.Engine)
+	return m
 }
 
 func nonNil(xs []string) []string {

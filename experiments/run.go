@@ -55,6 +55,8 @@ type EngineStats struct {
 	// p99_us, max_us, total_s) for a policy that measures them (callTimer: the external
 	// policy); absent for the others. Wall-clock figures: never decided on, never a metric.
 	PolicyCalls any `json:"policy_calls,omitempty"`
+	// DecisionTime is what engine.decision_time did; absent when it is none.
+	DecisionTime *DecisionStats `json:"decision_time,omitempty"`
 }
 
 // callTimer is an optional ability of a policy: a summary of its scheduling calls' wall times,
@@ -152,7 +154,9 @@ func runHashed(c Config, w *traces.Workload, hash string, prog *runProgress) (*O
 	}
 	probe := newWaitProbe(w, ec.Cycle)
 	ec.Log = probe.log
-	e, err := replay.New(w, prog.track(p), ec)
+	var engineP policies.Policy
+	ec.DecisionTime, engineP = decisionTimer(c, p)
+	e, err := replay.New(w, prog.track(engineP), ec)
 	if err != nil {
 		return nil, err
 	}
@@ -187,5 +191,6 @@ func runHashed(c Config, w *traces.Workload, hash string, prog *runProgress) (*O
 	if ct, ok := p.(callTimer); ok {
 		o.Engine.PolicyCalls = ct.CallLatency()
 	}
+	decisionOutcome(o)
 	return o, nil
 }

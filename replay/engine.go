@@ -41,6 +41,9 @@ type Config struct {
 	Estimator Estimator
 	// Log, when set, receives every event as it happens (scenario tests, debugging).
 	Log func(LogEntry)
+	// DecisionTime, when set, charges each scheduling call's decision time to the simulated
+	// clock: the plan takes effect that much later (decision.go).
+	DecisionTime DecisionTimer
 }
 
 // Estimator predicts job runtimes online, as a runtime predictor does in a real cluster: Predict
@@ -193,6 +196,7 @@ type Engine struct {
 	m          *meter
 	lastFinish traces.Time
 	ran        bool
+	dt         decisionState // a busy scheduler's held plan (decision.go)
 }
 
 // Stats counts what the engine did.
@@ -203,6 +207,12 @@ type Stats struct {
 	Preemptions     int64
 	StaleFinishes   int64 // finish events of preempted task attempts, discarded
 	SlowedStarts    int64 // task starts of soft-constrained jobs off their preferred resources
+	// With a DecisionTimer: the simulated time charged, the calls that fell due while the
+	// scheduler was busy, and the plan elements dropped (decision.go).
+	DecisionTime    traces.Time
+	DelayedCalls    int64
+	DroppedPreempts int64
+	DroppedStarts   int64 // tasks
 }
 
 var _ policies.View = (*Engine)(nil)
@@ -284,7 +294,7 @@ func (e *Engine) Run() (*Result, error) {
 		e.heap.push(event{t: firstTick(e.w.Jobs[0].Submit, e.cfg.Cycle), kind: KindTick})
 	}
 	for {
-		t, ok := e.nextTime()
+		t, ok := e.nextStop()
 		if !ok {
 			break
 		}
@@ -310,7 +320,11 @@ func (e *Engine) Run() (*Result, error) {
 				tick = true
 			}
 		}
-		if (e.cfg.Cycle == 0 && e.dirty) || tick {
+		call, err := e.decisionPoint((e.cfg.Cycle == 0 && e.dirty) || tick)
+		if err != nil {
+			return nil, err
+		}
+		if call {
 			if err := e.schedule(); err != nil {
 				return nil, err
 			}
@@ -334,7 +348,7 @@ func (e *Engine) moreTicks() bool {
 	if e.nActive == 0 && e.nextArr == len(e.jobs) {
 		return false
 	}
-	return e.heap.Len() > 0 || e.nextArr < len(e.jobs) || len(e.plan.Starts) > 0 || len(e.plan.Preempts) > 0
+	return e.heap.Len() > 0 || e.nextArr < len(e.jobs) || len(e.plan.Starts) > 0 || len(e.plan.Preempts) > 0 || e.dt.busy
 }
 
 func firstTick(submit, cycle traces.Time) traces.Time {
@@ -464,6 +478,9 @@ func (e *Engine) finish(ev *event) error {
 	}
 	e.stats.Events++
 	e.log(LogEntry{T: e.now, Kind: KindFinish, Job: ev.job, Stage: ev.stage, Task: ev.task, Machine: ev.machine})
+	if e.dt.busy {
+		e.taskFinished(ev)
+	}
 	st.status[ev.task] = taskDone
 	st.running--
 	st.finished++
@@ -523,6 +540,9 @@ func (e *Engine) schedule() error {
 	e.changed = e.changed[:0]
 	e.changedMach = e.changedMach[:0]
 	e.dirty = false
+	if e.hold() {
+		return nil // applied when the decision time is over (decision.go)
+	}
 	for i, p := range e.plan.Preempts {
 		if err := e.preempt(i, p); err != nil {
 			return err
