@@ -22,6 +22,8 @@ import (
 //     reserved for one container of the start's (job, stage) (log "reserve"); the other
 //     n − k − 1 tasks stay pending. A start on m for the (job, stage) m is reserved for that
 //     fits fulfills the reservation (log "unreserve").
+//   - A start that leaves its stage without pending tasks drops the stage's reservations on
+//     other machines (log "unreserve").
 //   - At every instant, after its events and before the policy's scheduling point, the engine
 //     looks at every reserved machine: if the stage has no pending task any more, or the job
 //     completed, the reservation is dropped; else if one container now fits, the engine starts
@@ -78,7 +80,22 @@ func (e *Engine) reserveAdmit(s policies.Start, jr *jobRT, d traces.Vec) int32 {
 		e.stats.Events++
 		e.log(LogEntry{T: e.now, Kind: KindReserve, Job: own.job, Stage: own.stage, Machine: m})
 	}
+	if k > 0 && k == jr.stages[s.Stage].pending && len(r.list) > 0 {
+		e.dropReservations(own) // nothing of the stage left to wait for a reserved node
+	}
 	return k
+}
+
+// dropReservations ends every reservation held for (job, stage) own.
+func (e *Engine) dropReservations(own resv) {
+	r := e.y.resv
+	for i := 0; i < len(r.list); {
+		if m := r.list[i]; r.node[m] == own {
+			e.unreserve(m)
+			continue
+		}
+		i++
+	}
 }
 
 // fitCount returns how many containers of demand d, up to n, fit into free.
