@@ -67,9 +67,6 @@ type yarnRT struct {
 // initYarn validates cfg.Yarn and prepares the state of the mechanics it switches on.
 func (e *Engine) initYarn() error {
 	c := e.cfg.Yarn
-	if !c.on() {
-		return nil
-	}
 	if c.Heartbeat < 0 || c.ContainersPerHeartbeat < 0 || c.AMStartup < 0 || c.AMSetup < 0 || c.AMTeardown < 0 {
 		return fmt.Errorf("replay: heartbeat, containers per heartbeat and AM times must be ≥ 0")
 	}
@@ -78,6 +75,9 @@ func (e *Engine) initYarn() error {
 	}
 	if c.SlowStartOn && !(c.SlowStart >= 0 && c.SlowStart <= 1) {
 		return fmt.Errorf("replay: slow-start %v: want a fraction in [0, 1]", c.SlowStart)
+	}
+	if !c.on() {
+		return nil
 	}
 	e.y = &yarnRT{}
 	if c.Heartbeat > 0 {
