@@ -127,7 +127,6 @@ type stageRT struct {
 	attempt []uint32
 	worked  []traces.Time // work kept across preemptions (PreemptKeepsWork)
 	slowed  []bool        // soft-constrained jobs: the attempt runs Slowdown times longer
-	begin   []traces.Time // when the attempt's work begins, if a YARN mechanic delays it (yarn.go)
 }
 
 type jobRT struct {
@@ -673,7 +672,11 @@ func (e *Engine) start(i int, s policies.Start) error {
 			if st.worked != nil {
 				dur -= st.worked[task]
 			}
-			e.pushFinish(int32(s.Job), s.Stage, task, s.Machine, dur)
+			if e.y == nil {
+				e.heap.push(event{t: e.now + dur, kind: KindFinish, job: int32(s.Job), stage: s.Stage, task: task, machine: s.Machine, attempt: st.attempt[task]})
+			} else {
+				e.pushFinish(int32(s.Job), s.Stage, task, s.Machine, dur) // yarn.go
+			}
 		}
 		e.stats.Events++
 		e.stats.Starts++
@@ -723,9 +726,9 @@ func (e *Engine) preempt(i int, p policies.TaskRef) error {
 	if st.worked != nil {
 		work := st.worked[p.Task]
 		if slowed {
-			work += nominalWork(e.workElapsed(st, p.Task), true, jr.pl.slow)
+			work += nominalWork(e.workElapsed(st, p), true, jr.pl.slow)
 		} else {
-			work += e.workElapsed(st, p.Task)
+			work += e.workElapsed(st, p)
 		}
 		// Rounding the slowed share must not count a preempted task as done.
 		st.worked[p.Task] = min(work, st.src.TaskDuration(p.Task)-1)

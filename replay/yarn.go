@@ -3,6 +3,7 @@ package replay
 import (
 	"fmt"
 
+	"github.com/schedlab/schedlab/policies"
 	"github.com/schedlab/schedlab/traces"
 )
 
@@ -62,7 +63,12 @@ type yarnRT struct {
 	am   *amRT
 	resv *reservations
 	slow *slowStart
+	// begin holds, per running attempt, when its work begins (noBegin while it waits for
+	// its input), for the work a preempted attempt keeps.
+	begin map[taskKey]traces.Time
 }
+
+type taskKey struct{ job, stage, task int32 }
 
 // initYarn validates cfg.Yarn and prepares the state of the mechanics it switches on.
 func (e *Engine) initYarn() error {
@@ -79,7 +85,7 @@ func (e *Engine) initYarn() error {
 	if !c.on() {
 		return nil
 	}
-	e.y = &yarnRT{}
+	e.y = &yarnRT{begin: map[taskKey]traces.Time{}}
 	if c.Heartbeat > 0 {
 		e.y.hb = newHeartbeats(e, c.Heartbeat, c.ContainersPerHeartbeat)
 	}
@@ -142,26 +148,21 @@ func (e *Engine) yarnHeld(held []traces.Vec) {
 	}
 }
 
-// pushFinish schedules the finish of a task attempt that started now with dur of work left.
-// Without YARN mechanics the work begins now. With heartbeats it begins at the launch slot its
+// pushFinish schedules the finish of a task attempt that started now with dur of work left,
+// when a YARN mechanic is on (without them the engine pushes the finish at now + dur). With
+// heartbeats it begins at the launch slot its
 // node's heartbeats give it and its finish is seen at the node's first heartbeat after the
 // work; with slow-start, a task whose input is incomplete waits, holding its resources, and its
 // finish is scheduled when the input completes (slowParentDone).
 func (e *Engine) pushFinish(j, s, task, m int32, dur traces.Time) {
-	st := &e.jobs[j].stages[s]
-	if e.y == nil {
-		e.heap.push(event{t: e.now + dur, kind: KindFinish, job: j, stage: s, task: task, machine: m, attempt: st.attempt[task]})
-		return
-	}
 	launch := e.now
 	if e.y.hb != nil {
 		launch = e.y.hb.launch(m, e.now)
 	}
-	if st.begin == nil {
-		st.begin = make([]traces.Time, st.src.Tasks)
-	}
 	if e.y.slow != nil && e.slowWaits(j, s, task, launch, dur) {
-		st.begin[task] = noBegin
+		if e.cfg.PreemptKeepsWork {
+			e.y.begin[taskKey{j, s, task}] = noBegin
+		}
 		return
 	}
 	e.beginWork(j, s, task, m, launch, launch, dur)
@@ -174,7 +175,9 @@ const noBegin = traces.Time(1<<63 - 1)
 // launch is its container's launch, a heartbeat of its node when heartbeats are on.
 func (e *Engine) beginWork(j, s, task, m int32, launch, begin, dur traces.Time) {
 	st := &e.jobs[j].stages[s]
-	st.begin[task] = begin
+	if e.cfg.PreemptKeepsWork {
+		e.y.begin[taskKey{j, s, task}] = begin
+	}
 	end := begin + dur
 	if e.y.hb != nil {
 		end = e.y.hb.seen(launch, end)
@@ -182,13 +185,13 @@ func (e *Engine) beginWork(j, s, task, m int32, launch, begin, dur traces.Time) 
 	e.heap.push(event{t: end, kind: KindFinish, job: j, stage: s, task: task, machine: m, attempt: st.attempt[task]})
 }
 
-// workElapsed is the work a running attempt has done by now at its own speed (preemption with
-// PreemptKeepsWork).
-func (e *Engine) workElapsed(st *stageRT, task int32) traces.Time {
-	if st.begin == nil {
-		return e.now - st.started[task]
+// workElapsed is the time a running attempt has worked by now (preemption with
+// PreemptKeepsWork): since its start, or with YARN mechanics since its work began.
+func (e *Engine) workElapsed(st *stageRT, p policies.TaskRef) traces.Time {
+	if e.y == nil {
+		return e.now - st.started[p.Task]
 	}
-	return max(0, e.now-st.begin[task])
+	return max(0, e.now-e.y.begin[taskKey{int32(p.Job), p.Stage, p.Task}])
 }
 
 // yarnLogString formats the log entries of the YARN mechanics.
