@@ -16,8 +16,8 @@ import (
 // The engine applies this to the plans it is given, start by start:
 //   - A start of n tasks on machine m that m holds reserved for another (job, stage) is
 //     dropped: its tasks stay pending (no error; the policy sees them pending at its next
-//     scheduling point, and the machine is reported changed so policies that mirror free
-//     capacity re-read it).
+//     scheduling point, and the machine and the job are reported changed so policies that
+//     mirror free capacity or job state re-read them).
 //   - Otherwise the k ≤ n tasks that fit on m start; if k < n and m is not reserved, m is
 //     reserved for one container of the start's (job, stage) (log "reserve"); the other
 //     n − k − 1 tasks stay pending. A start on m for the (job, stage) m is reserved for that
@@ -63,7 +63,8 @@ func (e *Engine) reserveAdmit(s policies.Start, jr *jobRT, d traces.Vec) int32 {
 	}
 	own := resv{job: int32(s.Job), stage: s.Stage}
 	if held := r.node[m]; held.job >= 0 && held != own {
-		e.machineChanged(m)
+		e.machineChanged(m)         // policies mirroring free capacity re-read the machine
+		e.markChanged(int32(s.Job)) // and the job, whose tasks did not start
 		return 0
 	}
 	k := s.Count
