@@ -49,6 +49,16 @@ var baseKeys = []Key{
 	{"engine.decision_time", "none", "charge each scheduling call's decision time to the simulated clock, its plan landing that much later: none, const (engine.decision_time_s) or measured (the call's wall time; the run is then not deterministic and never cached)"},
 	{"engine.decision_time_s", 0.0, "with engine.decision_time: const, the seconds every scheduling call takes"},
 	{"engine.decision_time_scale", 1.0, "with engine.decision_time: measured, the factor applied to each call's wall time"},
+	{"engine.heartbeat_s", 0.0, "YARN node heartbeat period in seconds: containers launch at their node's heartbeat and finishes are seen at the next one (yarn-default.xml nodemanagers.heartbeat-interval-ms: 1 s); 0 = off"},
+	{"engine.containers_per_heartbeat", 1, "containers a node launches per heartbeat when engine.heartbeat_s is on (FairScheduler assignmultiple=false: 1); 0 = no cap"},
+	{"engine.am", false, "give every job an application-master container, placed first fit by the engine before its tasks and held for its life (YARN/Tez: one AM per application)"},
+	{"engine.am_demand", "", "the AM container's size: comma-separated amounts in the workload's resource order and units, e.g. 1,1.5 (needed with engine.am)"},
+	{"engine.am_startup_s", 0.0, "seconds from an AM's launch until its job's tasks are visible to the policy (AM start-up)"},
+	{"engine.am_setup_s", 0.0, "seconds of AM-side job setup after start-up, before the first stage"},
+	{"engine.am_teardown_s", 0.0, "seconds of AM-side teardown after a job's last task, counted in its completion time"},
+	{"engine.max_am_share", 0.0, "FairScheduler maxAMShare: a queue's AMs use at most this fraction of its fair share (capacity split equally among active queues; FairScheduler default 0.5); 0 = no limit"},
+	{"engine.reservations", false, "FairScheduler node reservations: a start that does not fit its node reserves the node, which takes no other container until the reserved one starts"},
+	{"engine.slowstart", 1.0, "consumer slow-start: a stage's tasks may launch once this fraction of its producers' tasks finished, holding resources until their input is complete (MapReduce 0.05, Tez 0.25-0.75); 1 = wait for all"},
 	{"metrics.usage_window_s", 60.0, "window for the per-queue resource-usage series; 0 disables it"},
 	{"predict.name", "", "online runtime predictor that sets estimates at submission and learns from completions: oracle, noisy or jvupredict; empty keeps the workload's estimates"},
 	{"predict.features", []string{}, "JVuPredict primary features in tie-break order (job, ljob, user); empty = all"},
@@ -136,6 +146,8 @@ type EngineConfig struct {
 	DecisionTime      string
 	DecisionTimeS     float64
 	DecisionTimeScale float64
+	// Yarn holds the YARN execution mechanics (yarnkeys.go).
+	Yarn YarnKeys
 }
 
 // MetricsConfig configures result metrics.
@@ -457,6 +469,9 @@ func Resolve(v *viper.Viper) (Config, error) {
 	get("limits.max_job_tasks", count(&l.MaxJobTasks))
 	get("limits.max_stage_tasks", count(&l.MaxStageTasks))
 	get("limits.max_machines", count(&l.MaxMachines))
+	if err == nil {
+		err = resolveYarn(v, &c.Engine.Yarn)
+	}
 	if err != nil {
 		return Config{}, err
 	}
@@ -530,11 +545,11 @@ func (c Config) Map() map[string]any {
 			"name": c.Policy.Name, "level": c.Policy.Level, "backfill": c.Policy.Backfill,
 			"class_order": order, "params": params,
 		},
-		"engine": map[string]any{
+		"engine": c.Engine.Yarn.addTo(map[string]any{
 			"cycle_s": c.Engine.CycleS, "preempt_delay_s": c.Engine.PreemptDelayS,
 			"preempt_keeps_work": c.Engine.PreemptKeepsWork, "horizon_s": c.Engine.HorizonS,
 			"oracle": c.Engine.Oracle,
-		},
+		}),
 		"metrics": map[string]any{"usage_window_s": c.Metrics.UsageWindowS},
 		"predict": map[string]any{
 			"name": c.Predict.Name, "features": nonNil(c.Predict.Features), "estimators": nonNil(c.Predict.Estimators),

@@ -98,6 +98,7 @@ func (c Config) EngineConfig() replay.Config {
 		Horizon:          traces.FromSeconds(c.Engine.HorizonS),
 		Oracle:           c.Engine.Oracle,
 		UsageWindow:      traces.FromSeconds(c.Metrics.UsageWindowS),
+		Yarn:             c.Engine.Yarn.replay(),
 	}
 }
 

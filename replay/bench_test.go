@@ -159,3 +159,47 @@ func replayAll(b *testing.B, w *traces.Workload, policy string) *replay.Result {
 	}
 	return res
 }
+
+// BenchmarkReplayYarn measures the YARN mechanics' cost in one run: the same workload (drf, 256
+// machines, 100,000 tasks) with the mechanics off and with each on, and all together. Compare
+// ns/task between modes (the mechanics add events, so events/s alone understates their cost).
+func BenchmarkReplayYarn(b *testing.B) {
+	modes := []struct {
+		name string
+		yc   replay.YarnConfig
+	}{
+		{"off", replay.YarnConfig{}},
+		{"heartbeat", replay.YarnConfig{Heartbeat: traces.Second, ContainersPerHeartbeat: 1}},
+		{"am", replay.YarnConfig{AM: true, AMDemand: traces.VecOf(1, 1), AMStartup: 8 * traces.Second, AMSetup: 3 * traces.Second, AMTeardown: 2 * traces.Second, MaxAMShare: 0.5}},
+		{"reservations", replay.YarnConfig{Reservations: true}},
+		{"slowstart", replay.YarnConfig{SlowStartOn: true, SlowStart: 0.25}},
+		// All together, with AM share 0.1 and slow-start 0.75: at 0.5 and 0.25 the AMs and the
+		// slow-started reducers waiting for their maps fill this overloaded cluster and the run
+		// deadlocks, as MapReduce would without its reducer preemption (not modelled).
+		{"all", replay.YarnConfig{Heartbeat: traces.Second, ContainersPerHeartbeat: 1, AM: true, AMDemand: traces.VecOf(1, 1), AMStartup: 8 * traces.Second, AMSetup: 3 * traces.Second, AMTeardown: 2 * traces.Second, MaxAMShare: 0.1, Reservations: true, SlowStartOn: true, SlowStart: 0.75}},
+	}
+	for _, m := range modes {
+		b.Run("policy=drf/cluster=machines256/tasks=100000/yarn="+m.name, func(b *testing.B) {
+			w := synthetic(b, 100_000, 256)
+			var events int64
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				e, err := replay.New(w, newPolicy(b, "drf"), replay.Config{Yarn: m.yc})
+				if err != nil {
+					b.Fatal(err)
+				}
+				res, err := e.Run()
+				if err != nil {
+					b.Fatal(err)
+				}
+				if s := replay.Summarize(res); s.Completed != s.Jobs {
+					b.Fatalf("%d of %d jobs completed", s.Completed, s.Jobs)
+				}
+				events += res.Stats.Events
+			}
+			b.ReportMetric(float64(events)/b.Elapsed().Seconds(), "events/s")
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/100_000, "ns/task")
+		})
+	}
+}

@@ -44,6 +44,9 @@ type Config struct {
 	// DecisionTime, when set, charges each scheduling call's decision time to the simulated
 	// clock: the plan takes effect that much later (decision.go).
 	DecisionTime DecisionTimer
+	// Yarn switches on the execution mechanics of a YARN cluster (yarn.go); its zero value
+	// leaves every one off.
+	Yarn YarnConfig
 }
 
 // Estimator predicts job runtimes online, as a runtime predictor does in a real cluster: Predict
@@ -69,6 +72,9 @@ type LogEntry struct {
 }
 
 func (e LogEntry) String() string {
+	if s, ok := yarnLogString(e); ok {
+		return s
+	}
 	switch e.Kind {
 	case KindTick, KindHorizon:
 		return fmt.Sprintf("t=%d %s", e.T, e.Kind)
@@ -197,6 +203,7 @@ type Engine struct {
 	lastFinish traces.Time
 	ran        bool
 	dt         decisionState // a busy scheduler's held plan (decision.go)
+	y          *yarnRT       // YARN mechanics (yarn.go); nil when all are off
 }
 
 // Stats counts what the engine did.
@@ -281,6 +288,9 @@ func New(w *traces.Workload, p policies.Policy, cfg Config) (*Engine, error) {
 		}
 	}
 	e.m = newMeter(e)
+	if err := e.initYarn(); err != nil {
+		return nil, err
+	}
 	return e, nil
 }
 
@@ -320,6 +330,9 @@ func (e *Engine) Run() (*Result, error) {
 				tick = true
 			}
 		}
+		if e.y != nil {
+			e.yarnInstant()
+		}
 		call, err := e.decisionPoint((e.cfg.Cycle == 0 && e.dirty) || tick)
 		if err != nil {
 			return nil, err
@@ -345,7 +358,7 @@ func (e *Engine) Run() (*Result, error) {
 // flight or to arrive, or the last plan acted. A cycle that found nothing to do with nothing in
 // flight would repeat forever, so the run ends there with its unfinished jobs reported.
 func (e *Engine) moreTicks() bool {
-	if e.nActive == 0 && e.nextArr == len(e.jobs) {
+	if e.nActive == 0 && e.nextArr == len(e.jobs) && !e.yarnWaiting() {
 		return false
 	}
 	return e.heap.Len() > 0 || e.nextArr < len(e.jobs) || len(e.plan.Starts) > 0 || len(e.plan.Preempts) > 0 || e.dt.busy
@@ -404,6 +417,9 @@ func (e *Engine) processOne() (bool, error) {
 		e.log(LogEntry{T: e.now, Kind: KindTick, Job: -1})
 		return true, nil
 	default:
+		if e.y != nil && e.yarnEvent(&ev) {
+			return false, nil
+		}
 		return false, fmt.Errorf("replay: internal: unexpected %s event in heap", ev.kind)
 	}
 	return false, nil
@@ -433,6 +449,9 @@ func (e *Engine) markChanged(j int32) {
 }
 
 func (e *Engine) arrive(j int32) {
+	if e.y != nil && e.y.am != nil && e.amSubmit(j) {
+		return // the job reaches the policy once its AM is up (am.go)
+	}
 	jr := &e.jobs[j]
 	jr.arrived = true
 	e.stats.Events++
@@ -447,6 +466,9 @@ func (e *Engine) arrive(j int32) {
 			jr.pending += jr.stages[si].pending
 			jr.markReady(int32(si))
 		}
+	}
+	if e.y != nil && e.y.slow != nil {
+		e.slowArrive(j)
 	}
 	e.markChanged(j)
 }
@@ -495,9 +517,16 @@ func (e *Engine) finish(ev *event) error {
 	e.m.allocChanged(ev.job, d, -1)
 	e.release(ev.machine, d)
 	e.markChanged(ev.job)
+	if e.y != nil && e.y.slow != nil {
+		e.slowProgress(ev.job, ev.stage)
+	}
 	if st.finished == st.src.Tasks {
 		for _, c := range st.children {
 			cs := &jr.stages[c]
+			if cs.parentsLeft == 0 { // slow-started early (slowstart.go)
+				e.slowParentDone(ev.job, c)
+				continue
+			}
 			cs.parentsLeft--
 			if cs.parentsLeft == 0 {
 				jr.pending += cs.pending
@@ -508,17 +537,27 @@ func (e *Engine) finish(ev *event) error {
 		}
 	}
 	if jr.finished == jr.info.Tasks {
-		jr.done = true
-		jr.finish = e.now
-		e.lastFinish = e.now
-		e.nActive--
-		e.stats.Events++
-		e.log(LogEntry{T: e.now, Kind: KindComplete, Job: ev.job})
-		if e.cfg.Estimator != nil {
-			e.cfg.Estimator.Observe(&e.w.Jobs[ev.job], e.now-jr.firstStart)
+		if e.y != nil && e.y.am != nil {
+			e.amTeardown(ev.job) // the job completes after its AM's teardown (am.go)
+			return nil
 		}
+		e.completeJob(ev.job)
 	}
 	return nil
+}
+
+// completeJob records that job j completed now.
+func (e *Engine) completeJob(j int32) {
+	jr := &e.jobs[j]
+	jr.done = true
+	jr.finish = e.now
+	e.lastFinish = e.now
+	e.nActive--
+	e.stats.Events++
+	e.log(LogEntry{T: e.now, Kind: KindComplete, Job: j})
+	if e.cfg.Estimator != nil {
+		e.cfg.Estimator.Observe(&e.w.Jobs[j], e.now-jr.firstStart)
+	}
 }
 
 func (e *Engine) release(m int32, d traces.Vec) {
@@ -602,6 +641,12 @@ func (e *Engine) start(i int, s policies.Start) error {
 	}
 	d := st.src.Demand
 	need := d.Scale(int64(s.Count))
+	if e.y != nil && e.y.resv != nil {
+		if s.Count = e.reserveAdmit(s, jr, d); s.Count == 0 {
+			return nil // the node is reserved for another container, or now for this one
+		}
+		need = d.Scale(int64(s.Count))
+	}
 	if !need.Fits(e.free[s.Machine]) {
 		return e.planError(decision(), "over-commit: needs %s, machine has %s free", need.Format(len(e.dims)), e.free[s.Machine].Format(len(e.dims)))
 	}
@@ -647,7 +692,11 @@ func (e *Engine) start(i int, s policies.Start) error {
 			if st.worked != nil {
 				dur -= st.worked[task]
 			}
-			e.heap.push(event{t: e.now + dur, kind: KindFinish, job: int32(s.Job), stage: s.Stage, task: task, machine: s.Machine, attempt: st.attempt[task]})
+			if e.y == nil {
+				e.heap.push(event{t: e.now + dur, kind: KindFinish, job: int32(s.Job), stage: s.Stage, task: task, machine: s.Machine, attempt: st.attempt[task]})
+			} else {
+				e.pushFinish(int32(s.Job), s.Stage, task, s.Machine, dur) // yarn.go
+			}
 		}
 		e.stats.Events++
 		e.stats.Starts++
@@ -697,9 +746,9 @@ func (e *Engine) preempt(i int, p policies.TaskRef) error {
 	if st.worked != nil {
 		work := st.worked[p.Task]
 		if slowed {
-			work += nominalWork(e.now-st.started[p.Task], true, jr.pl.slow)
+			work += nominalWork(e.workElapsed(st, p), true, jr.pl.slow)
 		} else {
-			work += e.now - st.started[p.Task]
+			work += e.workElapsed(st, p)
 		}
 		// Rounding the slowed share must not count a preempted task as done.
 		st.worked[p.Task] = min(work, st.src.TaskDuration(p.Task)-1)

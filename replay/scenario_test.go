@@ -22,6 +22,8 @@ var update = flag.Bool("update", false, "rewrite golden files under testdata/")
 //	job submit=0 [deadline=30] [queue=q] [class=c] [placement=hard:gpu|soft:rack:1.5]
 //	stage name=a tasks=2 dur=10 cpu=0.5 mem=0.5 [est=8] [parents=a,b]
 //	engine [cycle=5] [preempt_delay=2] [keeps_work] [horizon=100] [oracle] [decision=2]
+//	       [heartbeat=1] [per_beat=1] [am=0.5,0.5] [am_startup=8] [am_setup=3] [am_teardown=2]
+//	       [max_am_share=0.5] [reservations] [slowstart=0.5]   (YARN mechanics, yarn.go)
 //	at 0 start job=0 stage=0 machine=0 count=2
 //	at 3 preempt job=0 stage=0 task=1
 //
@@ -190,6 +192,9 @@ func runScenario(file string) (string, error) {
 			}
 			cfg.PreemptKeepsWork = flags["keeps_work"]
 			cfg.Oracle = flags["oracle"]
+			if err == nil {
+				err = scenarioYarn(&cfg.Yarn, kv, flags)
+			}
 		case "at":
 			at := traces.FromSeconds(mustFloat(fields[1]))
 			p := pol.at[at]
@@ -241,6 +246,9 @@ func runScenario(file string) (string, error) {
 		fmt.Fprintf(&out, "job %d: completed=%v start=%d finish=%d jct=%d preemptions=%d", j.Index, j.Completed, j.FirstStart, j.Finish, j.JCT(), j.Preemptions)
 		if !w.Jobs[j.Index].Placement.IsZero() {
 			fmt.Fprintf(&out, " slowed_starts=%d", j.SlowedStarts)
+		}
+		if cfg.Yarn.AM {
+			fmt.Fprintf(&out, " am_start=%d", j.AMStart)
 		}
 		fmt.Fprintln(&out)
 	}
