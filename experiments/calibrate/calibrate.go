@@ -58,6 +58,8 @@ type Result struct {
 	ContendedS float64 `json:"contended_s"`
 	// Properties are the scheduler settings from the configuration files (or defaults).
 	Properties []Property `json:"properties"`
+
+	setup *Setup
 }
 
 // StageHolding is one LQ stage's holding measurement.
@@ -72,7 +74,7 @@ func Run(dir string) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{Runs: s.Runs}
+	res := &Result{Runs: s.Runs, setup: s}
 	var cfgs []string
 	for _, c := range s.Configs {
 		cfgs = append(cfgs, filepath.Join(dir, c))

@@ -182,3 +182,32 @@ func FuzzReadAppTimes(f *testing.F) {
 		}
 	})
 }
+
+// TestProfileParams: the calibrated keys follow from the measurements (golden numbers above).
+func TestProfileParams(t *testing.T) {
+	res, err := Run(filepath.Join("testdata", "ccra"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps, err := res.Profile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]any{
+		"engine.heartbeat_s": 1.0, "engine.containers_per_heartbeat": int64(1), "engine.am": true,
+		"engine.am_demand": "0.03125,0.015625", "engine.am_startup_s": 7.72, "engine.am_setup_s": 1.0,
+		"engine.am_teardown_s": 6.19, "engine.max_am_share": 0.5, "engine.task_startup_s": 4.27,
+		"engine.task_release_s": 0.0, "engine.slowstart": 0.25, "engine.reservations": true,
+	}
+	if len(ps) != len(want) {
+		t.Fatalf("%d params, want %d", len(ps), len(want))
+	}
+	for _, p := range ps {
+		if w, ok := want[p.Key]; !ok || w != p.Value {
+			t.Errorf("%s = %v (%T), want %v", p.Key, p.Value, p.Value, w)
+		}
+		if p.Derivation == "" {
+			t.Errorf("%s: no derivation", p.Key)
+		}
+	}
+}
