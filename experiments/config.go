@@ -68,8 +68,6 @@ type Config struct {
 	Seed int64
 	// System names the system under test (a label for figures and claims).
 	System   string
-	// Testbed names the testbed profile whose settings were applied ("" = none).
-	Testbed string
 	Workload WorkloadConfig
 	Policy   PolicyConfig
 	Engine   EngineConfig
@@ -85,6 +83,9 @@ type Config struct {
 	// result.
 	Progress      io.Writer
 	ProgressEvery time.Duration
+
+	// Testbed names the testbed profile whose settings were applied ("" = none).
+	Testbed string
 }
 
 // PredictConfig selects the online runtime predictor (policies/predict).

@@ -96,6 +96,7 @@ func (c Config) EngineConfig() replay.Config {
 		Horizon:          traces.FromSeconds(c.Engine.HorizonS),
 		Oracle:           c.Engine.Oracle,
 		UsageWindow:      traces.FromSeconds(c.Metrics.UsageWindowS),
+		StopAfterQueue:   c.Engine.StopAfterQueue,
 	}
 }
 
@@ -131,6 +132,9 @@ func runHashed(c Config, w *traces.Workload, hash string, prog *runProgress) (*O
 		return nil, fmt.Errorf("workload %s: %w", w.Name, err)
 	}
 	if err := checkUsageWindows(c, w); err != nil {
+		return nil, err
+	}
+	if err := checkStopQueue(c, w); err != nil {
 		return nil, err
 	}
 	p, err := NewPolicy(c)

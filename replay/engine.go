@@ -31,6 +31,9 @@ type Config struct {
 	Horizon traces.Time
 	// Oracle shows policies true durations instead of estimates.
 	Oracle bool
+	// StopAfterQueue, when set, stops submitting jobs once every job of this queue finished;
+	// the run ends when the jobs already submitted finish (stoprule.go).
+	StopAfterQueue string
 	// Pooled treats the cluster as one capacity vector even if the workload lists machines.
 	Pooled bool
 	// UsageWindow is the length of the windows over which per-queue resource usage is averaged
@@ -67,7 +70,7 @@ type LogEntry struct {
 
 func (e LogEntry) String() string {
 	switch e.Kind {
-	case KindTick, KindHorizon:
+	case KindTick, KindHorizon, KindStop:
 		return fmt.Sprintf("t=%d %s", e.T, e.Kind)
 	case KindArrival, KindComplete:
 		return fmt.Sprintf("t=%d %s job=%d", e.T, e.Kind, e.Job)
@@ -193,6 +196,7 @@ type Engine struct {
 	m          *meter
 	lastFinish traces.Time
 	ran        bool
+	stop       stopRule
 }
 
 // Stats counts what the engine did.
@@ -271,6 +275,9 @@ func New(w *traces.Workload, p policies.Policy, cfg Config) (*Engine, error) {
 		}
 	}
 	e.m = newMeter(e)
+	if err := e.initStopRule(); err != nil {
+		return nil, err
+	}
 	return e, nil
 }
 
@@ -500,6 +507,7 @@ func (e *Engine) finish(ev *event) error {
 		if e.cfg.Estimator != nil {
 			e.cfg.Estimator.Observe(&e.w.Jobs[ev.job], e.now-jr.firstStart)
 		}
+		e.stopRuleJobDone(ev.job)
 	}
 	return nil
 }

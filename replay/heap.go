@@ -18,9 +18,10 @@ const (
 	KindUnlock   // a stage's parents all finished
 	KindComplete // a job finished
 	KindHorizon  // the run stopped at its horizon
+	KindStop     // the stop rule fired: no further submissions (Config.StopAfterQueue)
 )
 
-var kindNames = [...]string{"finish", "release", "arrival", "tick", "start", "preempt", "unlock", "complete", "horizon"}
+var kindNames = [...]string{"finish", "release", "arrival", "tick", "start", "preempt", "unlock", "complete", "horizon", "stop"}
 
 func (k Kind) String() string {
 	if int(k) < len(kindNames) {

@@ -21,7 +21,7 @@ var update = flag.Bool("update", false, "rewrite golden files under testdata/")
 //	cluster machines=2 cpu=1 mem=1 [rack_size=2] [gpu=1] [pooled]
 //	job submit=0 [deadline=30] [queue=q] [class=c] [placement=hard:gpu|soft:rack:1.5]
 //	stage name=a tasks=2 dur=10 cpu=0.5 mem=0.5 [est=8] [parents=a,b]
-//	engine [cycle=5] [preempt_delay=2] [keeps_work] [horizon=100] [oracle]
+//	engine [cycle=5] [preempt_delay=2] [keeps_work] [horizon=100] [oracle] [stop_after=queue]
 //	at 0 start job=0 stage=0 machine=0 count=2
 //	at 3 preempt job=0 stage=0 task=1
 //
@@ -172,6 +172,7 @@ func runScenario(file string) (string, error) {
 			}
 			j.Stages = append(j.Stages, s)
 		case "engine":
+			cfg.StopAfterQueue = kv["stop_after"]
 			if _, ok := kv["cycle"]; ok {
 				cfg.Cycle = traces.FromSeconds(num("cycle"))
 			}
