@@ -8,6 +8,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/spf13/cast"
 	"github.com/spf13/viper"
@@ -148,7 +149,7 @@ func applyTestbed(v *viper.Viper) (string, error) {
 	if name = strings.TrimSpace(name); name == "" {
 		return "", nil
 	}
-	tb, err := LoadTestbed(name)
+	tb, err := loadTestbedCached(name)
 	if err != nil {
 		return "", err
 	}
@@ -156,6 +157,26 @@ func applyTestbed(v *viper.Viper) (string, error) {
 		v.SetDefault(s.Key, s.Value)
 	}
 	return name, nil
+}
+
+// embeddedTestbeds caches the embedded profiles, which every Resolve of a sweep's cells reads.
+var embeddedTestbeds sync.Map // name → *Testbed
+
+// loadTestbedCached is LoadTestbed, remembering embedded profiles (files are read each time:
+// they may change between runs of a long-lived process).
+func loadTestbedCached(name string) (*Testbed, error) {
+	if IsSpecFile(name) {
+		return LoadTestbed(name)
+	}
+	if tb, ok := embeddedTestbeds.Load(name); ok {
+		return tb.(*Testbed), nil
+	}
+	tb, err := LoadTestbed(name)
+	if err != nil {
+		return nil, err
+	}
+	embeddedTestbeds.Store(name, tb)
+	return tb, nil
 }
 
 // profileSourcesMissing lists the settings of tb without a source comment.

@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-const existingKeysProfile = "testdata/testbed_existing_keys.yaml"
+const existingKeysProfile = "testdata/testbeds/existing_keys.yaml" // two levels down: not an embedded spec
 
 // TestTestbedProfilesResolve loads every committed profile, checks that each value names its
 // source, and resolves a configuration with it.
@@ -131,4 +131,27 @@ func TestTestbedsAreNotSpecs(t *testing.T) {
 			t.Errorf("spec registry lists testbed profile %s", id)
 		}
 	}
+}
+
+// FuzzParseTestbed: any profile text is accepted with checked settings or refused with one
+// configuration error, never a panic.
+func FuzzParseTestbed(f *testing.F) {
+	f.Add([]byte("engine.cycle_s: 1 # source\nengine.stop_after_queue: tq0\n"))
+	f.Add([]byte("engine.preempt_delay_s: -1\n"))
+	f.Add([]byte("- a\n"))
+	f.Add([]byte("a: &x [*x]\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		tb, err := parseTestbed(data, "fuzz.yaml")
+		if err != nil {
+			if !errors.Is(err, ErrConfig) {
+				t.Fatalf("error not a configuration error: %v", err)
+			}
+			return
+		}
+		for _, s := range tb.Settings {
+			if !strings.HasPrefix(s.Key, "engine.") || s.Line < 1 {
+				t.Fatalf("accepted setting %+v", s)
+			}
+		}
+	})
 }

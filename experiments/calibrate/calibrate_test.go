@@ -4,10 +4,13 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"go.yaml.in/yaml/v3"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -210,4 +213,55 @@ func TestProfileParams(t *testing.T) {
 			t.Errorf("%s: no derivation", p.Key)
 		}
 	}
+}
+
+// TestProfileMatchesCalibration: every calibrated setting of the committed ccra-hadoop27 profile
+// equals what the calibration derives from the slice (the profile was fixed from it).
+func TestProfileMatchesCalibration(t *testing.T) {
+	res, err := Run(filepath.Join("testdata", "ccra"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps, err := res.Profile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join("..", "testbeds", "ccra-hadoop27.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var profile map[string]any
+	if err := yaml.Unmarshal(data, &profile); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range ps {
+		got, ok := profile[p.Key]
+		if !ok {
+			t.Errorf("profile lacks %s (calibrated %v)", p.Key, p.Value)
+			continue
+		}
+		if fmt.Sprint(got) != fmt.Sprint(p.Value) {
+			t.Errorf("profile %s = %v, calibration gives %v (%s)", p.Key, got, p.Value, p.Derivation)
+		}
+	}
+}
+
+func FuzzReadDAGTimes(f *testing.F) {
+	f.Add([]byte("0, Sat Feb 04 04:10:20 MST 2017, Sat Feb 04 04:10:20 MST 2017, 79243, 79244, Sat Feb 04 04:11:39 MST 2017\n"))
+	dir := f.TempDir()
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p := filepath.Join(dir, "d.csv")
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		ds, err := ReadDAGTimes(p)
+		if err != nil {
+			return
+		}
+		for _, d := range ds {
+			if d.DurationMS < 0 || d.FromRunningMS < 0 {
+				t.Fatalf("accepted negative durations: %+v", d)
+			}
+		}
+	})
 }
