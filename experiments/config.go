@@ -72,6 +72,8 @@ var baseKeys = []Key{
 	{"limits.max_job_tasks", int64(0), "refuse a workload with a job of more tasks than this; 0 = no per-job limit"},
 	{"limits.max_stage_tasks", int64(0), "refuse a workload with a stage of more tasks than this; 0 = no per-stage limit"},
 	{"limits.max_machines", int64(0), "refuse a cluster, or a workload.machines value (exit status 2), of more machines than this; 0 = half the available memory at 1 KiB per machine"},
+	{"testbed", "", "a named testbed profile (experiments/testbeds/<name>.yaml, `schedlab testbed list`) or a profile .yaml file: a bundle of engine.* settings applied as defaults, which configuration files, --set and the environment override"},
+	{"engine.stop_after_queue", "", "when every job of this queue has finished, submit no other job and end the run once the running jobs finish (ccra's runs: the LQ generators are killed when the last TQ job ends); empty = off"},
 }
 
 // Config is a resolved run configuration.
@@ -94,6 +96,9 @@ type Config struct {
 	// result.
 	Progress      io.Writer
 	ProgressEvery time.Duration
+
+	// Testbed names the testbed profile whose settings were applied ("" = none).
+	Testbed string
 }
 
 // PredictConfig selects the online runtime predictor (policies/predict).
@@ -148,6 +153,9 @@ type EngineConfig struct {
 	DecisionTimeScale float64
 	// Yarn holds the YARN execution mechanics (yarnkeys.go).
 	Yarn YarnKeys
+	// StopAfterQueue ends the run's submissions when this queue's jobs have all finished
+	// (replay.Config.StopAfterQueue); "" = off.
+	StopAfterQueue string
 }
 
 // MetricsConfig configures result metrics.
@@ -352,14 +360,17 @@ func Resolve(v *viper.Viper) (Config, error) {
 	if err := CheckKeys(v.AllKeys(), "configuration"); err != nil {
 		return Config{}, err
 	}
+	testbed, err := applyTestbed(v)
+	if err != nil {
+		return Config{}, err
+	}
 	if err := checkEmpty(v); err != nil {
 		return Config{}, err
 	}
 	if err := checkIntegers(v); err != nil {
 		return Config{}, err
 	}
-	var c Config
-	var err error
+	c := Config{Testbed: testbed}
 	get := func(key string, f func(any) error) {
 		if err == nil {
 			if e := f(v.Get(key)); e != nil {
@@ -437,6 +448,7 @@ func Resolve(v *viper.Viper) (Config, error) {
 	get("engine.decision_time", str(&c.Engine.DecisionTime))
 	get("engine.decision_time_s", seconds(&c.Engine.DecisionTimeS))
 	get("engine.decision_time_scale", nonNegFloat(&c.Engine.DecisionTimeScale))
+	get("engine.stop_after_queue", str(&c.Engine.StopAfterQueue))
 	get("metrics.usage_window_s", seconds(&c.Metrics.UsageWindowS))
 	get("predict.name", str(&c.Predict.Name))
 	get("predict.features", strList(&c.Predict.Features))
@@ -559,6 +571,7 @@ func (c Config) Map() map[string]any {
 		"system": c.System,
 	}
 	decisionKeys(m["engine"].(map[string]any), c.Engine)
+	c.mapTestbed(m)
 	return m
 }
 

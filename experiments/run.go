@@ -99,6 +99,7 @@ func (c Config) EngineConfig() replay.Config {
 		Oracle:           c.Engine.Oracle,
 		UsageWindow:      traces.FromSeconds(c.Metrics.UsageWindowS),
 		Yarn:             c.Engine.Yarn.replay(),
+		StopAfterQueue:   c.Engine.StopAfterQueue,
 	}
 }
 
@@ -134,6 +135,9 @@ func runHashed(c Config, w *traces.Workload, hash string, prog *runProgress) (*O
 		return nil, fmt.Errorf("workload %s: %w", w.Name, err)
 	}
 	if err := checkUsageWindows(c, w); err != nil {
+		return nil, err
+	}
+	if err := checkStopQueue(c, w); err != nil {
 		return nil, err
 	}
 	p, err := NewPolicy(c)

@@ -31,6 +31,9 @@ type Config struct {
 	Horizon traces.Time
 	// Oracle shows policies true durations instead of estimates.
 	Oracle bool
+	// StopAfterQueue, when set, stops submitting jobs once every job of this queue finished;
+	// the run ends when the jobs already submitted finish (stoprule.go).
+	StopAfterQueue string
 	// Pooled treats the cluster as one capacity vector even if the workload lists machines.
 	Pooled bool
 	// UsageWindow is the length of the windows over which per-queue resource usage is averaged
@@ -76,7 +79,7 @@ func (e LogEntry) String() string {
 		return s
 	}
 	switch e.Kind {
-	case KindTick, KindHorizon:
+	case KindTick, KindHorizon, KindStop:
 		return fmt.Sprintf("t=%d %s", e.T, e.Kind)
 	case KindArrival, KindComplete:
 		return fmt.Sprintf("t=%d %s job=%d", e.T, e.Kind, e.Job)
@@ -204,6 +207,7 @@ type Engine struct {
 	ran        bool
 	dt         decisionState // a busy scheduler's held plan (decision.go)
 	y          *yarnRT       // YARN mechanics (yarn.go); nil when all are off
+	stop       stopRule
 }
 
 // Stats counts what the engine did.
@@ -288,6 +292,9 @@ func New(w *traces.Workload, p policies.Policy, cfg Config) (*Engine, error) {
 		}
 	}
 	e.m = newMeter(e)
+	if err := e.initStopRule(); err != nil {
+		return nil, err
+	}
 	if err := e.initYarn(); err != nil {
 		return nil, err
 	}
@@ -558,6 +565,7 @@ func (e *Engine) completeJob(j int32) {
 	if e.cfg.Estimator != nil {
 		e.cfg.Estimator.Observe(&e.w.Jobs[j], e.now-jr.firstStart)
 	}
+	e.stopRuleJobDone(j)
 }
 
 func (e *Engine) release(m int32, d traces.Vec) {

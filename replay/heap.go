@@ -27,10 +27,11 @@ const (
 	KindReserve   // a node was reserved for a container that does not fit
 	KindUnreserve // a node's reservation was fulfilled or dropped
 	KindInput     // a slow-started stage's input became complete: its waiting tasks run
+	KindStop      // the stop rule fired: no further submissions (Config.StopAfterQueue)
 )
 
 var kindNames = [...]string{"finish", "release", "arrival", "tick", "start", "preempt", "unlock", "complete", "horizon",
-	"amready", "amdone", "amrelease", "submit", "amstart", "reserve", "unreserve", "input"}
+	"amready", "amdone", "amrelease", "submit", "amstart", "reserve", "unreserve", "input", "stop"}
 
 func (k Kind) String() string {
 	if int(k) < len(kindNames) {

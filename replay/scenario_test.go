@@ -21,7 +21,7 @@ var update = flag.Bool("update", false, "rewrite golden files under testdata/")
 //	cluster machines=2 cpu=1 mem=1 [rack_size=2] [gpu=1] [pooled]
 //	job submit=0 [deadline=30] [queue=q] [class=c] [placement=hard:gpu|soft:rack:1.5]
 //	stage name=a tasks=2 dur=10 cpu=0.5 mem=0.5 [est=8] [parents=a,b]
-//	engine [cycle=5] [preempt_delay=2] [keeps_work] [horizon=100] [oracle] [decision=2]
+//	engine [cycle=5] [preempt_delay=2] [keeps_work] [horizon=100] [oracle] [decision=2] [stop_after=queue]
 //	       [heartbeat=1] [per_beat=1] [am=0.5,0.5] [am_startup=8] [am_setup=3] [am_teardown=2]
 //	       [max_am_share=0.5] [reservations] [slowstart=0.5]   (YARN mechanics, yarn.go)
 //	at 0 start job=0 stage=0 machine=0 count=2
@@ -178,6 +178,7 @@ func runScenario(file string) (string, error) {
 			}
 			j.Stages = append(j.Stages, s)
 		case "engine":
+			cfg.StopAfterQueue = kv["stop_after"]
 			if _, ok := kv["cycle"]; ok {
 				cfg.Cycle = traces.FromSeconds(num("cycle"))
 			}

@@ -108,6 +108,8 @@ func TestExitStatusContract(t *testing.T) {
 			[]string{"time slices of 0.001 s (engine.cycle_s, as policy.params.quantum_s is unset) makes 60000 slices"}, ""},
 		{"a bpf queue start of 1e300 s names the key", []string{"run", "--policy", "bpf", "--set", "policy.params.queues.q.start_s=1e300"}, nil, 2,
 			[]string{"policy.params.queues.q.start_s: want a number of seconds in [0, 1e9], got 1e300"}, ""},
+		{"an unknown testbed profile is suggested", []string{"run", "--set", "testbed=ccra-hadop27"}, nil, 2, []string{`testbed: unknown profile "ccra-hadop27", did you mean ccra-hadoop27?`}, ""},
+		{"a stop rule on no queue", []string{"run", "--set", "engine.stop_after_queue=nosuchqueue"}, nil, 2, []string{`engine.stop_after_queue: workload tpch-fb has no queue "nosuchqueue"`}, "replay:"},
 		{"a microsecond usage window", []string{"run", "--set", "metrics.usage_window_s=0.000001", "--set", "engine.horizon_s=100"}, nil, 2, []string{"metrics.usage_window_s: 1e-06 s makes at least 100000000 usage windows"}, ""},
 		// Data: limits checked before the replay allocates.
 		{"a stage of 2^31-1 tasks", []string{"run", "--workload", contract("stage-2147483647.txt")}, nil, 1, []string{"stage-2147483647.txt", "tasks: 2147483647 exceeds the limit of", "limits.max_tasks, derived from"}, ""},
