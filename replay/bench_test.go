@@ -57,18 +57,48 @@ func newPolicy(b testing.TB, name string) policies.Policy {
 }
 
 // BenchmarkReplay measures engine throughput in events per second of wall time on one
-// goroutine, for pooled clusters (the flat-cost claim: 1M tasks vs 10k tasks) and for 256
-// machines (placement through the FirstFit index). machines256soft is machines256 with every
+// goroutine, for pooled clusters (the flat-cost claim: 1M tasks vs 10k tasks) and for machines
+// of 4 task slots each (placement through the FirstFit index): 256 machines (1,024 slots) at
+// every size, 4,096 and 12,500 machines at 100k tasks. machines256soft is machines256 with every
 // job soft GPU-constrained on an all-GPU cluster: the same placements, through the engine's
 // soft-constraint path (durations settled after each plan) and the baselines' constrained
 // first fit.
+//
+// policy=heap is the bare typed heap's hold model (HoldHeap) with as many events in flight as
+// the cluster has slots, in push+pop pairs per second (events/s); every replay reports x-heap,
+// its events/s over that baseline's, measured in the same run (run policy=heap in the same
+// -bench pattern to get it).
 func BenchmarkReplay(b *testing.B) {
+	heapRate := map[int]float64{} // slots → push+pop pairs per second
+	for _, slots := range []int{1024, 4 * 4096, 4 * 12_500} {
+		b.Run(fmt.Sprintf("policy=heap/slots=%d", slots), func(b *testing.B) {
+			r := rand.New(rand.NewPCG(1, 2))
+			delays := make([]traces.Time, 1<<16)
+			for i := range delays {
+				delays[i] = traces.FromSeconds(1 + r.ExpFloat64()*19)
+			}
+			const ops = 1_000_000
+			b.ResetTimer()
+			for b.Loop() {
+				replay.HoldHeap(slots, ops, delays)
+			}
+			heapRate[slots] = float64(ops) * float64(b.N) / b.Elapsed().Seconds()
+			b.ReportMetric(heapRate[slots], "events/s")
+		})
+	}
 	for _, policy := range []string{"fifo", "drf"} {
 		for _, cluster := range []struct {
 			name     string
 			machines int
-		}{{"pooled", 0}, {"machines256", 256}, {"machines256soft", -256}} {
-			for _, tasks := range []int{10_000, 100_000, 1_000_000} {
+			sizes    []int
+		}{
+			{"pooled", 0, []int{10_000, 100_000, 1_000_000}},
+			{"machines256", 256, []int{10_000, 100_000, 1_000_000}},
+			{"machines256soft", -256, []int{10_000, 100_000, 1_000_000}},
+			{"machines4096", 4096, []int{100_000}},
+			{"machines12500", 12_500, []int{100_000}},
+		} {
+			for _, tasks := range cluster.sizes {
 				b.Run(fmt.Sprintf("policy=%s/cluster=%s/tasks=%d", policy, cluster.name, tasks), func(b *testing.B) {
 					w := synthetic(b, tasks, cluster.machines)
 					var events int64
@@ -77,13 +107,21 @@ func BenchmarkReplay(b *testing.B) {
 					for i := 0; i < b.N; i++ {
 						events += replayAll(b, w, policy).Stats.Events
 					}
-					b.ReportMetric(float64(events)/b.Elapsed().Seconds(), "events/s")
+					rate := float64(events) / b.Elapsed().Seconds()
+					b.ReportMetric(rate, "events/s")
 					b.ReportMetric(float64(events)/float64(b.N), "events/op")
+					if h := heapRate[slotsOf(cluster.machines)]; h > 0 {
+						b.ReportMetric(rate/h, "x-heap")
+					}
 				})
 			}
 		}
 	}
 }
+
+// slotsOf is the number of task slots of BenchmarkReplay's cluster of that many machines (0:
+// pooled, negative: soft-constrained): 1,024, or 4 per machine on larger clusters.
+func slotsOf(machines int) int { return max(1024, 4*max(machines, -machines)) }
 
 var workloads = map[[2]int]*traces.Workload{}
 
@@ -92,7 +130,7 @@ func synthetic(b *testing.B, tasks, machines int) *traces.Workload {
 	if w, ok := workloads[key]; ok {
 		return w
 	}
-	w := syntheticWorkload(tasks, 1024, max(machines, -machines), 1)
+	w := syntheticWorkload(tasks, slotsOf(machines), max(machines, -machines), 1)
 	if machines < 0 {
 		for m := range w.Cluster.Machines {
 			w.Cluster.Machines[m].GPU = true
