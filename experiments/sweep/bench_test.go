@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"testing"
 	"time"
 
@@ -145,15 +146,18 @@ func BenchmarkSweep(b *testing.B) {
 
 // BenchmarkQuickSweep runs a 1,000-cell quick sweep of cheap cells (testdata/thousand.yaml: 12
 // TPC-H DAGs per cell) from an empty cache with 1 and 2 workers, planning included, as
-// `schedlab sweep` does after start-up. It reports cells/s and wall ms per cell; the replay's own
-// CPU ms per cell (the cells' cost.json); the process's CPU (user, and system for the file
-// operations) per cell; and the overhead per cell, CPU minus replay, which other load on the
-// machine hardly changes. workers=2 also reports its speedup over workers=1 in the same run
-// (x-vs-1-worker), which needs a quiet machine to mean anything.
+// `schedlab sweep` does after start-up (GOGC 400 unless GOGC is set). It reports cells/s and
+// wall ms per cell; the replay's own CPU ms per cell (the cells' cost.json); the process's CPU
+// (user, and system for the file operations) per cell; and the overhead per cell, CPU minus
+// replay, which other load on the machine hardly changes. workers=2 also reports its speedup
+// over workers=1 in the same run (x-vs-1-worker), which needs a quiet machine to mean anything.
 func BenchmarkQuickSweep(b *testing.B) {
 	spec, err := experiments.LoadSpec("testdata/thousand.yaml")
 	if err != nil {
 		b.Fatal(err)
+	}
+	if os.Getenv("GOGC") == "" { // as `schedlab sweep` does (cmd/schedlab: tuneGC)
+		defer debug.SetGCPercent(debug.SetGCPercent(400))
 	}
 	var rate1 float64
 	for _, workers := range []int{1, 2} {
