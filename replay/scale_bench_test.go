@@ -87,6 +87,7 @@ func cloudletWorkload(machines, jobs int, seed uint64) *traces.Workload {
 	cores := []float64{1, 2, 4}
 	w := &traces.Workload{Name: fmt.Sprintf("cloudlets-%dx%d", machines, jobs), Dims: []string{"cpu", "mem"}}
 	w.Cluster = traces.Uniform(machines, traces.VecOf(8, 32), 40)
+	w.Jobs = make([]traces.Job, 0, jobs)
 	// Offered load: mean cores (7/3) × mean duration per job; 90% of the cluster's cores.
 	gap := (7.0 / 3) * meanDurS / (float64(machines) * 8 * 0.9)
 	var t float64
