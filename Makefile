@@ -9,7 +9,7 @@ PKGS      := ./...
 FUZZTIME  ?= 10s
 SUDO      := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all setup deps highs chromium slurm podman python build demo test test-short fuzz bench bench-traces verify clean image
+.PHONY: all setup deps highs chromium slurm podman python build demo test test-short fuzz bench bench-traces bench-scale verify clean image
 
 all: build
 
@@ -98,6 +98,10 @@ fuzz: deps
 
 bench: deps
 	$(GO) test -run '^$$' -bench . -benchtime 3x ./replay/
+
+# The field's scales (50,000 machines × 100,000 jobs; 10,000 machines × 1 M tasks): minutes, once.
+bench-scale: deps
+	$(GO) test -tags scale -run '^$$' -bench BenchmarkScale -benchtime 1x -cpu 1 -timeout 60m ./replay/
 
 # Trace import, gunzip, canonical write/read and load-vs-CSV benchmarks on one core (the
 # google2011 ones need ../shared/data and skip without it).
