@@ -41,6 +41,14 @@ type Config struct {
 	Estimator Estimator
 	// Log, when set, receives every event as it happens (scenario tests, debugging).
 	Log func(LogEntry)
+	// Seed is the experiment seed the random execution mechanics draw from (draws.go).
+	Seed int64
+	// Holding holds resources without progress before and after each task's work (holding.go).
+	Holding Holding
+	// Variance spreads true task durations and makes stragglers (durations.go).
+	Variance Variance
+	// Durations, when set, decides each task attempt's work when it starts (durations.go).
+	Durations DurationModel
 }
 
 // Estimator predicts job runtimes online, as a runtime predictor does in a real cluster: Predict
@@ -121,6 +129,7 @@ type stageRT struct {
 	attempt []uint32
 	worked  []traces.Time // work kept across preemptions (PreemptKeepsWork)
 	slowed  []bool        // soft-constrained jobs: the attempt runs Slowdown times longer
+	mech    []taskMech    // execution mechanics (durations.go); nil when all are off
 }
 
 type jobRT struct {
@@ -193,6 +202,10 @@ type Engine struct {
 	m          *meter
 	lastFinish traces.Time
 	ran        bool
+
+	rnd       *draws        // random execution mechanics (draws.go)
+	executors executorTable // duration models: the executors each job holds (durations.go)
+	acct      *conservation // invariants build: held resource-seconds (invariants_conservation.go)
 }
 
 // Stats counts what the engine did.
@@ -216,6 +229,9 @@ func New(w *traces.Workload, p policies.Policy, cfg Config) (*Engine, error) {
 		return nil, fmt.Errorf("replay: cycle, preempt delay, horizon and usage window must be ≥ 0")
 	}
 	e := &Engine{cfg: cfg, w: w, policy: p, dims: w.Dims}
+	if err := e.initMechanics(); err != nil {
+		return nil, err
+	}
 	if cfg.Pooled || w.Cluster.Pooled {
 		total := w.Cluster.Total()
 		e.mach = []traces.Machine{{Name: "pool", Capacity: total}}
@@ -324,6 +340,11 @@ func (e *Engine) Run() (*Result, error) {
 			}
 		}
 	}
+	if invariants {
+		if err := e.checkConservation(); err != nil {
+			return nil, err
+		}
+	}
 	return e.result(), nil
 }
 
@@ -361,7 +382,12 @@ func (e *Engine) nextTime() (traces.Time, bool) {
 
 func (e *Engine) advance(t traces.Time) {
 	if t > e.now {
-		e.m.advance(e.now, t)
+		if invariants {
+			e.acct.advance(e, t)
+		}
+		if !e.trailing() {
+			e.m.advance(e.now, t)
+		}
 		e.now = t
 	}
 }
@@ -381,7 +407,7 @@ func (e *Engine) processOne() (bool, error) {
 	case KindFinish:
 		return false, e.finish(&ev)
 	case KindRelease:
-		e.release(ev.machine, e.jobs[ev.job].stages[ev.stage].src.Demand)
+		e.releaseEvent(&ev)
 		e.stats.Events++
 		e.log(LogEntry{T: e.now, Kind: KindRelease, Job: ev.job, Stage: ev.stage, Task: ev.task, Machine: ev.machine})
 		e.dirty = true
@@ -474,9 +500,7 @@ func (e *Engine) finish(ev *event) error {
 		e.placed(jr.pl, ev.machine, -1)
 	}
 	d := st.src.Demand
-	jr.alloc = jr.alloc.Sub(d)
-	e.m.allocChanged(ev.job, d, -1)
-	e.release(ev.machine, d)
+	e.freeAfterWork(ev, d)
 	e.markChanged(ev.job)
 	if st.finished == st.src.Tasks {
 		for _, c := range st.children {
@@ -618,16 +642,17 @@ func (e *Engine) start(i int, s policies.Start) error {
 		st.machine[task] = s.Machine
 		st.started[task] = e.now
 		st.attempt[task]++
+		work := e.attemptWork(jr, st, int32(s.Job), s.Stage, task, s.Machine, c)
 		if soft {
 			// The duration depends on where the whole plan puts the job: settled after its
 			// last start (settleDeferred).
 			e.deferred = append(e.deferred, deferredStart{job: int32(s.Job), stage: s.Stage, task: task})
 		} else {
-			dur := st.src.TaskDuration(task)
+			dur := work
 			if st.worked != nil {
 				dur -= st.worked[task]
 			}
-			e.heap.push(event{t: e.now + dur, kind: KindFinish, job: int32(s.Job), stage: s.Stage, task: task, machine: s.Machine, attempt: st.attempt[task]})
+			e.pushFinish(event{t: e.now + st.startupOf(task) + dur, kind: KindFinish, job: int32(s.Job), stage: s.Stage, task: task, machine: s.Machine, attempt: st.attempt[task]})
 		}
 		e.stats.Events++
 		e.stats.Starts++
@@ -677,12 +702,12 @@ func (e *Engine) preempt(i int, p policies.TaskRef) error {
 	if st.worked != nil {
 		work := st.worked[p.Task]
 		if slowed {
-			work += nominalWork(e.now-st.started[p.Task], true, jr.pl.slow)
+			work += nominalWork(e.workSince(st, p.Task), true, jr.pl.slow)
 		} else {
-			work += e.now - st.started[p.Task]
+			work += e.workSince(st, p.Task)
 		}
 		// Rounding the slowed share must not count a preempted task as done.
-		st.worked[p.Task] = min(work, st.src.TaskDuration(p.Task)-1)
+		st.worked[p.Task] = min(work, st.fullWork(p.Task)-1)
 	}
 	if slowed {
 		st.slowed[p.Task] = false
@@ -703,6 +728,9 @@ func (e *Engine) preempt(i int, p policies.TaskRef) error {
 	e.stats.Events++
 	e.stats.Preemptions++
 	e.log(LogEntry{T: e.now, Kind: KindPreempt, Job: int32(p.Job), Stage: p.Stage, Task: p.Task, Machine: m})
+	if invariants {
+		e.acct.preempted(int32(p.Job), p.Stage, p.Task, e.now, d, e.cfg.PreemptDelay)
+	}
 	if e.cfg.PreemptDelay == 0 {
 		e.release(m, d)
 	} else {

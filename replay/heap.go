@@ -39,6 +39,9 @@ type event struct {
 	task    int32
 	machine int32
 	attempt uint32
+	// teardown marks a release event that ends a finished task's release hold (holding.go);
+	// other release events end a preempted task's preemption delay.
+	teardown bool
 }
 
 func (a *event) less(b *event) bool {

@@ -78,6 +78,21 @@ func TestDefaultIsInert(t *testing.T) {
 	for _, c := range inertCases {
 		fmt.Fprintln(&got, inertDigest(t, c.name, c.policy, c.machines, c.cfg, c.params))
 	}
+	// Every mechanic set explicitly to its inert value: the same bytes. A contention model with
+	// slope 0 (f = 1) runs the mechanics' code path and must not change a duration either.
+	var explicit, slope0 strings.Builder
+	for _, c := range inertCases {
+		cfg := c.cfg
+		cfg.Seed = 99
+		cfg.Holding = replay.Holding{Dist: replay.HoldConst}
+		cfg.Variance = replay.Variance{StragglerFactor: 1}
+		fmt.Fprintln(&explicit, inertDigest(t, c.name, c.policy, c.machines, cfg, c.params))
+		cfg.Durations = replay.Contention{Slope: 0}
+		fmt.Fprintln(&slope0, inertDigest(t, c.name, c.policy, c.machines, cfg, c.params))
+	}
+	if explicit.String() != got.String() || slope0.String() != got.String() {
+		t.Errorf("explicit inert settings change the run:\ndefault:\n%sexplicit:\n%scontention slope 0:\n%s", got.String(), explicit.String(), slope0.String())
+	}
 	const golden = "testdata/inert.golden"
 	if flag.Lookup("update").Value.String() == "true" { // the -update flag of scenario_test.go
 		if err := os.WriteFile(golden, []byte(got.String()), 0o644); err != nil {
@@ -96,4 +111,79 @@ func TestDefaultIsInert(t *testing.T) {
 
 func newPolicyOpts(name string, o policies.Options) (policies.Policy, error) {
 	return builtin.Registry().New(name, o)
+}
+
+// taskDurations replays w under policy with cfg and returns how long each task attempt that was
+// never preempted ran from start to finish, by task.
+func taskDurations(t *testing.T, w *traces.Workload, policy string, cfg replay.Config) (map[[3]int32]traces.Time, *replay.Engine) {
+	t.Helper()
+	p, err := newPolicyOpts(policy, policies.Options{Level: "job"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	started := map[[3]int32]traces.Time{}
+	out := map[[3]int32]traces.Time{}
+	cfg.Log = func(l replay.LogEntry) {
+		k := [3]int32{l.Job, l.Stage, l.Task}
+		switch l.Kind {
+		case replay.KindStart:
+			started[k] = l.T
+		case replay.KindFinish:
+			out[k] = l.T - started[k]
+		}
+	}
+	e, err := replay.New(w, p, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Run(); err != nil {
+		t.Fatal(err)
+	}
+	return out, e
+}
+
+// TestVarianceIsPolicyIndependent: on one seed, fifo and drf start tasks in different orders and
+// at different times, yet every task runs exactly as long under both (holds, spread and
+// stragglers are drawn per task), and differently from the workload's durations; estimates,
+// which policies see, keep the workload's values.
+func TestVarianceIsPolicyIndependent(t *testing.T) {
+	w := syntheticWorkload(2000, 64, 8, 3)
+	cfg := replay.Config{Seed: 42, Variance: replay.Variance{Sigma: 0.8, StragglerP: 0.05, StragglerFactor: 4},
+		Holding: replay.Holding{Startup: traces.Second, Dist: replay.HoldExp}}
+	a, ea := taskDurations(t, w, "fifo", cfg)
+	b, _ := taskDurations(t, w, "drf", cfg)
+	if len(a) != 2000 || len(b) != 2000 {
+		t.Fatalf("%d and %d tasks finished, want 2000", len(a), len(b))
+	}
+	changed := 0
+	for k, d := range a {
+		if b[k] != d {
+			t.Fatalf("task %v: %d µs under fifo, %d under drf", k, d, b[k])
+		}
+		if d != w.Jobs[k[0]].Stages[k[1]].TaskDuration(k[2])+traces.Second {
+			changed++
+		}
+	}
+	if changed < 1900 {
+		t.Errorf("only %d of 2000 task durations differ from the workload's", changed)
+	}
+	for j := range w.Jobs {
+		for s, st := range ea.Job(policies.JobID(j)).Stages {
+			if st.Estimate != w.Jobs[j].Stages[s].Estimate {
+				t.Fatalf("job %d stage %d: estimate %d, workload says %d", j, s, st.Estimate, w.Jobs[j].Stages[s].Estimate)
+			}
+		}
+	}
+	// Another seed draws other durations.
+	cfg.Seed = 43
+	c, _ := taskDurations(t, w, "fifo", cfg)
+	same := 0
+	for k, d := range a {
+		if c[k] == d {
+			same++
+		}
+	}
+	if same > 100 {
+		t.Errorf("seeds 42 and 43 give %d equal task durations of 2000", same)
+	}
 }

@@ -21,10 +21,15 @@ var update = flag.Bool("update", false, "rewrite golden files under testdata/")
 //	cluster machines=2 cpu=1 mem=1 [rack_size=2] [gpu=1] [pooled]
 //	job submit=0 [deadline=30] [queue=q] [class=c] [placement=hard:gpu|soft:rack:1.5]
 //	stage name=a tasks=2 dur=10 cpu=0.5 mem=0.5 [est=8] [parents=a,b]
-//	engine [cycle=5] [preempt_delay=2] [keeps_work] [horizon=100] [oracle]
+//	engine [cycle=5] [preempt_delay=2] [keeps_work] [horizon=100] [oracle] [seed=1]
+//	       [startup=2] [release=3] [hold_dist=exp] [hold_cv=0.5]
+//	       [sigma=0.5] [straggler_p=0.1] [straggler_factor=3] [model=contention|waves] [slope=1]
 //	at 0 start job=0 stage=0 machine=0 count=2
 //	at 3 preempt job=0 stage=0 task=1
 //
+// The engine's execution mechanics are set by startup/release (seconds), hold_dist, hold_cv,
+// sigma, straggler_p, straggler_factor, model and slope (mechanics_test.go has the model
+// "waves", which shows what a duration model is told).
 // rack_size puts machines into racks r0, r1, … of that many machines; gpu=N gives the first N
 // machines a GPU. Times are seconds. `at T` decisions are returned by a scripted policy at the scheduling point
 // at time T (a decision for an instant with no scheduling point is an error). The golden file
@@ -183,6 +188,7 @@ func runScenario(file string) (string, error) {
 			}
 			cfg.PreemptKeepsWork = flags["keeps_work"]
 			cfg.Oracle = flags["oracle"]
+			err = mechanicsOptions(&cfg, kv, num, err)
 		case "at":
 			at := traces.FromSeconds(mustFloat(fields[1]))
 			p := pol.at[at]

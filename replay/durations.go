@@ -1,0 +1,233 @@
+package replay
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/schedlab/schedlab/traces"
+)
+
+// Variance spreads the TRUE task durations the engine replays; estimates (what policies see)
+// and targets are unchanged (engine.duration_sigma, engine.straggler_p, engine.straggler_factor).
+//
+//   - Sigma: each task's work is its workload duration × exp(Sigma·Z − Sigma²/2), Z standard
+//     normal: a lognormal factor of mean 1, so the mean work is preserved.
+//   - StragglerP, StragglerFactor: with probability StragglerP a task is a straggler and its work
+//     is multiplied by StragglerFactor as well. Sources: Mantri (Ananthanarayanan et al., OSDI'10:
+//     stragglers run 1.5× the median task or longer, the median straggler about 2×, on a few
+//     percent of tasks) and Dolly (Ananthanarayanan et al., NSDI'13: the slowest task of small
+//     jobs 6-8× the median).
+//
+// The factor belongs to the task (all its attempts), drawn by a generator seeded from
+// Config.Seed, "replay/durations/variance" and the task, so every policy replays the same work
+// for the same task. Work is rounded to the microsecond and at least 1 µs.
+type Variance struct {
+	Sigma           float64
+	StragglerP      float64
+	StragglerFactor float64
+}
+
+func (v Variance) on() bool { return v.Sigma > 0 || v.StragglerP > 0 }
+
+func (v Variance) validate() error {
+	if math.IsNaN(v.Sigma) || math.IsInf(v.Sigma, 0) || v.Sigma < 0 || v.Sigma > 10 {
+		return fmt.Errorf("replay: duration sigma must be in [0, 10], got %v", v.Sigma)
+	}
+	if !(v.StragglerP >= 0 && v.StragglerP <= 1) {
+		return fmt.Errorf("replay: straggler probability must be in [0, 1], got %v", v.StragglerP)
+	}
+	if v.StragglerP > 0 && !(v.StragglerFactor > 0 && v.StragglerFactor <= 1e6) {
+		return fmt.Errorf("replay: straggler factor must be in (0, 1e6], got %v", v.StragglerFactor)
+	}
+	return nil
+}
+
+// factor is task (job, stage, task)'s work multiplier.
+func (e *Engine) varianceFactor(job, stage, task int32) float64 {
+	v := e.cfg.Variance
+	r := e.rnd.For(compVariance, job, stage, task, 0)
+	f := 1.0
+	if v.Sigma > 0 {
+		f = math.Exp(v.Sigma*r.NormFloat64() - v.Sigma*v.Sigma/2)
+	}
+	if v.StragglerP > 0 && r.Float64() < v.StragglerP {
+		f *= v.StragglerFactor
+	}
+	return f
+}
+
+// Wave says what an executor (a machine) ran before the task it starts now, as decima-sim
+// classifies a task's duration.
+type Wave uint8
+
+const (
+	// WaveJoin: the machine ran nothing yet or last ran another job's task: it joins the job
+	// (decima-sim: a fresh executor, moved to the job, with JVM warm-up).
+	WaveJoin Wave = iota
+	// WaveFirst: the machine last ran another stage of the same job (first wave of the stage).
+	WaveFirst
+	// WaveRest: the machine last ran a task of the same stage (a later wave).
+	WaveRest
+)
+
+// TaskStart is what a DurationModel knows about a task attempt when it starts.
+type TaskStart struct {
+	Job, Stage, Task int32 // indexes into the workload
+	Machine          int32
+	// Work is the task's remaining true work: its workload duration with Variance applied, less
+	// work kept from preempted attempts (Config.PreemptKeepsWork).
+	Work traces.Time
+	// Load is the dominant share of the task's machine (of the cluster in pooled mode) held by
+	// other tasks at its start, those started earlier in the same plan included.
+	Load float64
+	// Executors is the number of machines whose last task was one of this job's, this one
+	// included: the executors the job holds, counting each machine as one executor (decima-sim
+	// keeps an executor with its job until it moves to another job).
+	Executors int
+	// Wave is what the machine ran before.
+	Wave Wave
+}
+
+// DurationModel decides a task attempt's work when it starts, from the state of the replay at
+// that moment (engine.duration_model). Draw from r only: it is seeded from Config.Seed,
+// "replay/durations/model" and the task attempt, so a draw does not depend on policy order.
+type DurationModel interface {
+	Duration(s *TaskStart, r *rand.Rand) traces.Time
+}
+
+// Contention slows a task by the load on its machine at its start: work × (1 + Slope × Load)
+// (engine.duration_model contention, engine.contention_slope; f = 1 at Slope 0). Load is the
+// co-located share TaskStart.Load, the cluster's in pooled mode. Sources: co-location slowdowns
+// measured on shared clusters (e.g. Bubble-Up, Mars et al., MICRO'11: 1.0-1.3 for co-located
+// batch work); the slope is the sensitivity's free parameter.
+type Contention struct{ Slope float64 }
+
+// Duration implements DurationModel.
+func (c Contention) Duration(s *TaskStart, _ *rand.Rand) traces.Time {
+	return max(1, roundTime(float64(s.Work)*(1+c.Slope*s.Load)))
+}
+
+// taskMech is a task's state under the execution mechanics.
+type taskMech struct {
+	hold traces.Time // the current attempt's start-up hold
+	work traces.Time // the current attempt's full work (before slowdowns and kept work)
+}
+
+// mechOn reports whether any execution mechanic changes task attempts.
+func (e *Engine) mechOn() bool {
+	return e.cfg.Holding.on() || e.cfg.Variance.on() || e.cfg.Durations != nil
+}
+
+// trueWork is task's work with Variance applied (the workload's duration when it is off).
+func (e *Engine) trueWork(jr *jobRT, st *stageRT, job, stage, task int32) traces.Time {
+	d := st.src.TaskDuration(task)
+	if e.cfg.Variance.on() {
+		d = max(1, roundTime(float64(d)*e.varianceFactor(job, stage, task)))
+	}
+	return d
+}
+
+// attemptWork is the work of the attempt of task starting now on machine m, before slowdowns
+// and kept work, and records the attempt's start-up hold and work; c tasks of the same start
+// decision were started on m before it.
+func (e *Engine) attemptWork(jr *jobRT, st *stageRT, job, stage, task, m, c int32) traces.Time {
+	if !e.mechOn() {
+		return st.src.TaskDuration(task)
+	}
+	if st.mech == nil {
+		st.mech = make([]taskMech, st.src.Tasks)
+	}
+	w := e.trueWork(jr, st, job, stage, task)
+	if e.cfg.Durations != nil {
+		s := TaskStart{Job: job, Stage: stage, Task: task, Machine: m, Work: w}
+		if st.worked != nil {
+			s.Work = max(1, w-st.worked[task])
+		}
+		d := st.src.Demand
+		used := e.mach[m].Capacity.Sub(e.free[m]).Add(d.Scale(int64(c)))
+		s.Load = used.DominantShare(e.mach[m].Capacity)
+		s.Executors, s.Wave = e.executors.join(job, stage, m, len(e.jobs), len(e.mach))
+		w = max(1, e.cfg.Durations.Duration(&s, e.rnd.For(compModel, job, stage, task, st.attempt[task])))
+		if st.worked != nil {
+			w += st.worked[task] // kept work is subtracted by the caller
+		}
+	}
+	st.mech[task] = taskMech{hold: e.startupHold(job, stage, task, st.attempt[task]), work: w}
+	return w
+}
+
+// startupOf is the start-up hold of task's current attempt.
+func (st *stageRT) startupOf(task int32) traces.Time {
+	if st.mech == nil {
+		return 0
+	}
+	return st.mech[task].hold
+}
+
+// fullWork is the work of task's current attempt (its cap for kept work).
+func (st *stageRT) fullWork(task int32) traces.Time {
+	if st.mech == nil {
+		return st.src.TaskDuration(task)
+	}
+	return st.mech[task].work
+}
+
+// executorTable follows which job and stage each machine last ran a task of, and how many
+// machines each job holds in that sense (TaskStart.Executors, TaskStart.Wave).
+type executorTable struct {
+	job, stage []int32 // per machine; job −1 before its first task
+	held       []int32 // per job
+}
+
+// join records that machine m starts a task of job's stage now and returns the job's executors
+// and the task's wave.
+func (t *executorTable) join(job, stage, m int32, jobs, machines int) (int, Wave) {
+	if t.job == nil {
+		t.job = make([]int32, machines)
+		t.stage = make([]int32, machines)
+		t.held = make([]int32, jobs)
+		for i := range t.job {
+			t.job[i] = -1
+		}
+	}
+	wave := WaveFirst
+	switch prev := t.job[m]; {
+	case prev != job:
+		wave = WaveJoin
+		if prev >= 0 {
+			t.held[prev]--
+		}
+		t.held[job]++
+	case t.stage[m] == stage:
+		wave = WaveRest
+	}
+	t.job[m], t.stage[m] = job, stage
+	return int(t.held[job]), wave
+}
+
+// initMechanics checks the execution mechanics' settings and prepares their state.
+func (e *Engine) initMechanics() error {
+	if err := e.cfg.Holding.validate(); err != nil {
+		return err
+	}
+	if err := e.cfg.Variance.validate(); err != nil {
+		return err
+	}
+	if e.mechOn() {
+		e.rnd = newDraws(e.cfg.Seed)
+	}
+	if invariants {
+		e.acct = &conservation{}
+	}
+	return nil
+}
+
+// pushFinish schedules a task attempt's finish event (ev.t: the end of its start-up hold and
+// work).
+func (e *Engine) pushFinish(ev event) {
+	if invariants {
+		e.acct.started(ev, e.now, e.jobs[ev.job].stages[ev.stage].src.Demand)
+	}
+	e.heap.push(ev)
+}
