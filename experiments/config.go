@@ -46,6 +46,15 @@ var baseKeys = []Key{
 	{"engine.preempt_keeps_work", false, "a preempted task resumes where it stopped (default: it restarts)"},
 	{"engine.horizon_s", 0.0, "stop the replay at this simulated time; 0 runs until every job completed"},
 	{"engine.oracle", false, "show policies true task durations instead of estimates"},
+	{"engine.task_startup_s", 0.0, "seconds a task holds its resources without progress before its work (container launch; mean of engine.holding_dist)"},
+	{"engine.task_release_s", 0.0, "seconds a finished task holds its resources without progress after its work (teardown, heartbeat-paced release)"},
+	{"engine.holding_dist", "const", "distribution of the start-up and release holds: const, exp or lognormal (mean = the key)"},
+	{"engine.holding_cv", 0.0, "coefficient of variation of the holds for lognormal (> 0); exp has 1"},
+	{"engine.duration_sigma", 0.0, "mean-preserving lognormal spread of TRUE task durations (estimates unchanged)"},
+	{"engine.straggler_p", 0.0, "probability that a task is a straggler (true duration × engine.straggler_factor)"},
+	{"engine.straggler_factor", 1.0, "a straggler's duration multiplier"},
+	{"engine.duration_model", "none", "durations decided when a task starts: none, contention (× 1 + slope × co-located load share) or decima (decima-sim's rule, executors the job holds)"},
+	{"engine.contention_slope", 0.0, "contention model: duration × (1 + slope × load share of the task's machine, of the cluster when pooled)"},
 	{"metrics.usage_window_s", 60.0, "window for the per-queue resource-usage series; 0 disables it"},
 	{"predict.name", "", "online runtime predictor that sets estimates at submission and learns from completions: oracle, noisy or jvupredict; empty keeps the workload's estimates"},
 	{"predict.features", []string{}, "JVuPredict primary features in tie-break order (job, ljob, user); empty = all"},
@@ -128,6 +137,7 @@ type EngineConfig struct {
 	PreemptKeepsWork bool
 	HorizonS         float64
 	Oracle           bool
+	Mechanics        MechanicsConfig // execution mechanics (mechanics.go)
 }
 
 // MetricsConfig configures result metrics.
@@ -414,6 +424,9 @@ func Resolve(v *viper.Viper) (Config, error) {
 	get("engine.preempt_keeps_work", boolean(&c.Engine.PreemptKeepsWork))
 	get("engine.horizon_s", seconds(&c.Engine.HorizonS))
 	get("engine.oracle", boolean(&c.Engine.Oracle))
+	if err == nil {
+		err = resolveMechanics(v, &c.Engine.Mechanics)
+	}
 	get("metrics.usage_window_s", seconds(&c.Metrics.UsageWindowS))
 	get("predict.name", str(&c.Predict.Name))
 	get("predict.features", strList(&c.Predict.Features))
@@ -516,11 +529,11 @@ func (c Config) Map() map[string]any {
 			"name": c.Policy.Name, "level": c.Policy.Level, "backfill": c.Policy.Backfill,
 			"class_order": order, "params": params,
 		},
-		"engine": map[string]any{
+		"engine": c.Engine.Mechanics.addTo(map[string]any{
 			"cycle_s": c.Engine.CycleS, "preempt_delay_s": c.Engine.PreemptDelayS,
 			"preempt_keeps_work": c.Engine.PreemptKeepsWork, "horizon_s": c.Engine.HorizonS,
 			"oracle": c.Engine.Oracle,
-		},
+		}),
 		"metrics": map[string]any{"usage_window_s": c.Metrics.UsageWindowS},
 		"predict": map[string]any{
 			"name": c.Predict.Name, "features": nonNil(c.Predict.Features), "estimators": nonNil(c.Predict.Estimators),

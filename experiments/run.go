@@ -96,6 +96,10 @@ func (c Config) EngineConfig() replay.Config {
 		Horizon:          traces.FromSeconds(c.Engine.HorizonS),
 		Oracle:           c.Engine.Oracle,
 		UsageWindow:      traces.FromSeconds(c.Metrics.UsageWindowS),
+		Seed:             c.Seed,
+		Holding:          c.Engine.Mechanics.holding(),
+		Variance:         c.Engine.Mechanics.variance(),
+		Durations:        c.Engine.Mechanics.contention(),
 	}
 }
 
@@ -149,6 +153,9 @@ func runHashed(c Config, w *traces.Workload, hash string, prog *runProgress) (*O
 		}
 		plog = &predictionLog{Predictor: pr}
 		ec.Estimator = plog
+	}
+	if err := c.Engine.Mechanics.startModel(&ec, c, w); err != nil {
+		return nil, err
 	}
 	probe := newWaitProbe(w, ec.Cycle)
 	ec.Log = probe.log
