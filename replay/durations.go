@@ -57,17 +57,17 @@ func (e *Engine) varianceFactor(job, stage, task int32) float64 {
 	return f
 }
 
-// Wave says what an executor (a machine) ran before the task it starts now, as decima-sim
-// classifies a task's duration.
+// Wave says what an executor ran before the task it starts now, as decima-sim classifies a
+// task's duration (executorTable).
 type Wave uint8
 
 const (
-	// WaveJoin: the machine ran nothing yet or last ran another job's task: it joins the job
-	// (decima-sim: a fresh executor, moved to the job, with JVM warm-up).
+	// WaveJoin: the executor is new to the job (decima-sim: a fresh executor, moved to the
+	// job, with JVM warm-up).
 	WaveJoin Wave = iota
-	// WaveFirst: the machine last ran another stage of the same job (first wave of the stage).
+	// WaveFirst: an idle executor of the job whose last task was of another stage.
 	WaveFirst
-	// WaveRest: the machine last ran a task of the same stage (a later wave).
+	// WaveRest: an idle executor of the job whose last task was of the same stage.
 	WaveRest
 )
 
@@ -81,11 +81,11 @@ type TaskStart struct {
 	// Load is the dominant share of the task's machine (of the cluster in pooled mode) held by
 	// other tasks at its start, those started earlier in the same plan included.
 	Load float64
-	// Executors is the number of machines whose last task was one of this job's, this one
-	// included: the executors the job holds, counting each machine as one executor (decima-sim
-	// keeps an executor with its job until it moves to another job).
+	// Executors is the number of executors the job holds, the one this task runs on included
+	// (executorTable: each task runs on one executor; the cluster has as many as it can run
+	// tasks of this one's demand at once).
 	Executors int
-	// Wave is what the machine ran before.
+	// Wave is what the task's executor ran before.
 	Wave Wave
 }
 
@@ -147,7 +147,7 @@ func (e *Engine) attemptWork(jr *jobRT, st *stageRT, job, stage, task, m, c int3
 		d := st.src.Demand
 		used := e.mach[m].Capacity.Sub(e.free[m]).Add(d.Scale(int64(c)))
 		s.Load = used.DominantShare(e.mach[m].Capacity)
-		s.Executors, s.Wave = e.executors.join(job, stage, m, len(e.jobs), len(e.mach))
+		s.Executors, s.Wave = e.executors.start(job, stage, len(e.jobs), e.executorCount)
 		w = max(1, e.cfg.Durations.Duration(&s, e.rnd.For(compModel, job, stage, task, st.attempt[task])))
 		if st.worked != nil {
 			w += st.worked[task] // kept work is subtracted by the caller
@@ -173,37 +173,80 @@ func (st *stageRT) fullWork(task int32) traces.Time {
 	return st.mech[task].work
 }
 
-// executorTable follows which job and stage each machine last ran a task of, and how many
-// machines each job holds in that sense (TaskStart.Executors, TaskStart.Wave).
+// executorTable follows the executors each job holds, as decima-sim does (spark_env/env.py):
+// an executor joins a job when the job needs one more than it holds, taken from the executors no
+// job holds or else from the job holding the most idle ones; it stays with the job, running its
+// tasks or idle in its pool, until the job completes (then no job holds it) or another job takes
+// it while it is idle. A job's executors are its running tasks plus its idle ones; the machines
+// are interchangeable executors (decima-sim has executors, not machines), so which machine a
+// policy places a task on does not matter. A task that reuses an idle executor whose last task
+// was of the same stage is a later wave (WaveRest), another idle executor's a first wave
+// (WaveFirst), a new executor's a join (WaveJoin).
 type executorTable struct {
-	job, stage []int32 // per machine; job −1 before its first task
-	held       []int32 // per job
+	init   bool
+	unheld int       // executors no job holds
+	held   []int32   // per job: executors held (running + idle)
+	idle   [][]int32 // per job: the stages idle executors last ran a task of
+	done   []bool    // per job: completed (its executors returned)
 }
 
-// join records that machine m starts a task of job's stage now and returns the job's executors
-// and the task's wave.
-func (t *executorTable) join(job, stage, m int32, jobs, machines int) (int, Wave) {
-	if t.job == nil {
-		t.job = make([]int32, machines)
-		t.stage = make([]int32, machines)
+// start records that job starts a task of stage on one of its executors and returns the
+// executors the job then holds and the task's wave; executors gives the cluster's count.
+func (t *executorTable) start(job, stage int32, jobs int, executors func() int) (int, Wave) {
+	if !t.init {
+		t.init = true
+		t.unheld = executors()
 		t.held = make([]int32, jobs)
-		for i := range t.job {
-			t.job[i] = -1
+		t.idle = make([][]int32, jobs)
+		t.done = make([]bool, jobs)
+	}
+	if idle := t.idle[job]; len(idle) > 0 {
+		k, wave := len(idle)-1, WaveFirst
+		for i := len(idle) - 1; i >= 0; i-- {
+			if idle[i] == stage {
+				k, wave = i, WaveRest
+				break
+			}
+		}
+		t.idle[job] = append(idle[:k], idle[k+1:]...)
+		return int(t.held[job]), wave
+	}
+	if t.unheld > 0 {
+		t.unheld--
+	} else if k := t.mostIdle(job); k >= 0 {
+		t.idle[k] = t.idle[k][:len(t.idle[k])-1]
+		t.held[k]--
+	}
+	t.held[job]++
+	return int(t.held[job]), WaveJoin
+}
+
+// mostIdle returns the job other than job holding the most idle executors (the lowest index
+// among equals), or −1.
+func (t *executorTable) mostIdle(job int32) int32 {
+	best, n := int32(-1), 0
+	for k := range t.idle {
+		if int32(k) != job && len(t.idle[k]) > n {
+			best, n = int32(k), len(t.idle[k])
 		}
 	}
-	wave := WaveFirst
-	switch prev := t.job[m]; {
-	case prev != job:
-		wave = WaveJoin
-		if prev >= 0 {
-			t.held[prev]--
-		}
-		t.held[job]++
-	case t.stage[m] == stage:
-		wave = WaveRest
+	return best
+}
+
+// stop records that a task of job's stage stopped (finished or preempted): its executor is idle
+// in the job's pool, or, when the job completed, held by no job any more.
+func (t *executorTable) stop(job, stage int32, jobDone bool) {
+	if !t.init || t.done[job] {
+		return
 	}
-	t.job[m], t.stage[m] = job, stage
-	return int(t.held[job]), wave
+	if !jobDone {
+		t.idle[job] = append(t.idle[job], stage)
+		return
+	}
+	t.done[job] = true
+	t.unheld += int(t.held[job])
+	t.held[job] = 0
+	t.idle[job] = nil
 }
 
 // initMechanics checks the execution mechanics' settings and prepares their state.
@@ -230,4 +273,28 @@ func (e *Engine) pushFinish(ev event) {
 		e.acct.started(ev, e.now, e.jobs[ev.job].stages[ev.stage].src.Demand)
 	}
 	e.heap.push(ev)
+}
+
+// executorCount is the number of executors in the cluster for the duration models: how many
+// tasks of the first job's first stage's demand it runs at once (its capacity in that demand's
+// largest dimension), at least 1. Decima's workloads have one single-core machine per executor.
+func (e *Engine) executorCount() int {
+	if len(e.w.Jobs) == 0 || len(e.w.Jobs[0].Stages) == 0 {
+		return 1
+	}
+	d := e.w.Jobs[0].Stages[0].Demand
+	n := int64(math.MaxInt64)
+	for i := range d {
+		if d[i] > 0 {
+			n = min(n, e.cap[i]/d[i])
+		}
+	}
+	return int(max(1, min(n, math.MaxInt32)))
+}
+
+// executorStopped records, for the duration models, that a task attempt of job's stage stopped.
+func (e *Engine) executorStopped(job, stage int32) {
+	if e.cfg.Durations != nil {
+		e.executors.stop(job, stage, e.jobs[job].finished == e.jobs[job].info.Tasks)
+	}
 }

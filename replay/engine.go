@@ -728,6 +728,7 @@ func (e *Engine) preempt(i int, p policies.TaskRef) error {
 	e.stats.Events++
 	e.stats.Preemptions++
 	e.log(LogEntry{T: e.now, Kind: KindPreempt, Job: int32(p.Job), Stage: p.Stage, Task: p.Task, Machine: m})
+	e.executorStopped(int32(p.Job), p.Stage)
 	if invariants {
 		e.acct.preempted(int32(p.Job), p.Stage, p.Task, e.now, d, e.cfg.PreemptDelay)
 	}

@@ -100,6 +100,7 @@ func (e *Engine) startupHold(job, stage, task int32, attempt uint32) traces.Time
 // freeAfterWork frees a finished task's resources, now or after its release hold; the job's
 // allocation and the usage meter keep them until they are free.
 func (e *Engine) freeAfterWork(ev *event, d traces.Vec) {
+	e.executorStopped(ev.job, ev.stage)
 	r := e.hold(e.cfg.Holding.Release, compRelease, ev.job, ev.stage, ev.task, 0)
 	if r <= 0 {
 		e.freeTask(ev.job, ev.machine, d)
