@@ -65,10 +65,16 @@ const (
 	// WaveJoin: the executor is new to the job (decima-sim: a fresh executor, moved to the
 	// job, with JVM warm-up).
 	WaveJoin Wave = iota
-	// WaveFirst: an idle executor of the job whose last task was of another stage.
+	// WaveFirst: an executor of the job that finished a task of another stage, unfinished, at
+	// this instant (decima-sim hands it straight to the next stage: a first wave).
 	WaveFirst
-	// WaveRest: an idle executor of the job whose last task was of the same stage.
+	// WaveRest: an executor of the job that finished a task of the same stage at this instant
+	// (decima-sim keeps it on its stage: a later wave).
 	WaveRest
+	// WaveIdle: an executor of the job that waited idle in its pool, or whose last stage has
+	// completed (decima-sim detaches an executor that enters its job's free pool from its last
+	// task, so its next task is a fresh one, with JVM warm-up but no move).
+	WaveIdle
 )
 
 // TaskStart is what a DurationModel knows about a task attempt when it starts.
@@ -147,7 +153,10 @@ func (e *Engine) attemptWork(jr *jobRT, st *stageRT, job, stage, task, m, c int3
 		d := st.src.Demand
 		used := e.mach[m].Capacity.Sub(e.free[m]).Add(d.Scale(int64(c)))
 		s.Load = used.DominantShare(e.mach[m].Capacity)
-		s.Executors, s.Wave = e.executors.start(job, stage, len(e.jobs), e.executorCount)
+		s.Executors, s.Wave = e.executors.start(job, stage, e.now, len(e.jobs), e.executorCount, func(s int32) bool {
+			st := &jr.stages[s]
+			return st.finished == st.src.Tasks
+		})
 		w = max(1, e.cfg.Durations.Duration(&s, e.rnd.For(compModel, job, stage, task, st.attempt[task])))
 		if st.worked != nil {
 			w += st.worked[task] // kept work is subtracted by the caller
@@ -179,33 +188,43 @@ func (st *stageRT) fullWork(task int32) traces.Time {
 // tasks or idle in its pool, until the job completes (then no job holds it) or another job takes
 // it while it is idle. A job's executors are its running tasks plus its idle ones; the machines
 // are interchangeable executors (decima-sim has executors, not machines), so which machine a
-// policy places a task on does not matter. A task that reuses an idle executor whose last task
-// was of the same stage is a later wave (WaveRest), another idle executor's a first wave
-// (WaveFirst), a new executor's a join (WaveJoin).
+// policy places a task on does not matter. The task's wave (decima-sim's spark_env/node.py and
+// free_executors.py): a new executor's is WaveJoin; an executor freed at this instant by the same
+// stage gives WaveRest, by another stage not yet complete WaveFirst; any other idle executor
+// WaveIdle.
 type executorTable struct {
 	init   bool
-	unheld int       // executors no job holds
-	held   []int32   // per job: executors held (running + idle)
-	idle   [][]int32 // per job: the stages idle executors last ran a task of
-	done   []bool    // per job: completed (its executors returned)
+	unheld int          // executors no job holds
+	held   []int32      // per job: executors held (running + idle)
+	idle   [][]idleExec // per job: its idle executors
+	done   []bool       // per job: completed (its executors returned)
+}
+
+// idleExec is an idle executor: the stage of its last task and when that task stopped.
+type idleExec struct {
+	stage int32
+	since traces.Time
 }
 
 // start records that job starts a task of stage on one of its executors and returns the
 // executors the job then holds and the task's wave; executors gives the cluster's count.
-func (t *executorTable) start(job, stage int32, jobs int, executors func() int) (int, Wave) {
+// now is the time; complete reports whether a stage of the job has finished all its tasks.
+func (t *executorTable) start(job, stage int32, now traces.Time, jobs int, executors func() int, complete func(int32) bool) (int, Wave) {
 	if !t.init {
 		t.init = true
 		t.unheld = executors()
 		t.held = make([]int32, jobs)
-		t.idle = make([][]int32, jobs)
+		t.idle = make([][]idleExec, jobs)
 		t.done = make([]bool, jobs)
 	}
 	if idle := t.idle[job]; len(idle) > 0 {
-		k, wave := len(idle)-1, WaveFirst
+		k, wave := len(idle)-1, WaveIdle
 		for i := len(idle) - 1; i >= 0; i-- {
-			if idle[i] == stage {
+			if x := idle[i]; x.since == now && x.stage == stage {
 				k, wave = i, WaveRest
 				break
+			} else if x.since == now && wave == WaveIdle && !complete(x.stage) {
+				k, wave = i, WaveFirst
 			}
 		}
 		t.idle[job] = append(idle[:k], idle[k+1:]...)
@@ -235,12 +254,12 @@ func (t *executorTable) mostIdle(job int32) int32 {
 
 // stop records that a task of job's stage stopped (finished or preempted): its executor is idle
 // in the job's pool, or, when the job completed, held by no job any more.
-func (t *executorTable) stop(job, stage int32, jobDone bool) {
+func (t *executorTable) stop(job, stage int32, now traces.Time, jobDone bool) {
 	if !t.init || t.done[job] {
 		return
 	}
 	if !jobDone {
-		t.idle[job] = append(t.idle[job], stage)
+		t.idle[job] = append(t.idle[job], idleExec{stage: stage, since: now})
 		return
 	}
 	t.done[job] = true
@@ -295,6 +314,6 @@ func (e *Engine) executorCount() int {
 // executorStopped records, for the duration models, that a task attempt of job's stage stopped.
 func (e *Engine) executorStopped(job, stage int32) {
 	if e.cfg.Durations != nil {
-		e.executors.stop(job, stage, e.jobs[job].finished == e.jobs[job].info.Tasks)
+		e.executors.stop(job, stage, e.now, e.jobs[job].finished == e.jobs[job].info.Tasks)
 	}
 }

@@ -34,14 +34,12 @@ type event struct {
 	t       traces.Time
 	seq     uint64
 	kind    Kind
+	holding bool // a release event ending a finished task's release hold (holding.go), not a preemption delay
 	job     int32
 	stage   int32
 	task    int32
 	machine int32
 	attempt uint32
-	// teardown marks a release event that ends a finished task's release hold (holding.go);
-	// other release events end a preempted task's preemption delay.
-	teardown bool
 }
 
 func (a *event) less(b *event) bool {

@@ -109,7 +109,7 @@ func (e *Engine) freeAfterWork(ev *event, d traces.Vec) {
 	if invariants {
 		e.acct.commit(d, r)
 	}
-	e.heap.push(event{t: e.now + r, kind: KindRelease, job: ev.job, stage: ev.stage, task: ev.task, machine: ev.machine, teardown: true})
+	e.heap.push(event{t: e.now + r, kind: KindRelease, job: ev.job, stage: ev.stage, task: ev.task, machine: ev.machine, holding: true})
 }
 
 // freeTask ends a task's hold on machine m: its job's allocation and the machine shrink.
@@ -153,7 +153,7 @@ func roundTime(x float64) traces.Time {
 // preemption delay, or a finished task's after its release hold.
 func (e *Engine) releaseEvent(ev *event) {
 	d := e.jobs[ev.job].stages[ev.stage].src.Demand
-	if ev.teardown {
+	if ev.holding {
 		e.freeTask(ev.job, ev.machine, d)
 		return
 	}

@@ -15,7 +15,7 @@ func (e *Engine) checkInvariants() error {
 	// Finished tasks in their release hold (holding.go) still count in their job's allocation.
 	releasing := make([]traces.Vec, len(e.jobs))
 	for _, ev := range e.heap.items {
-		if ev.kind == KindRelease && ev.teardown {
+		if ev.kind == KindRelease && ev.holding {
 			releasing[ev.job] = releasing[ev.job].Add(e.jobs[ev.job].stages[ev.stage].src.Demand)
 		}
 	}

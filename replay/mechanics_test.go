@@ -50,12 +50,13 @@ func mechanicsOptions(cfg *Config, kv map[string]string, num func(string) float6
 }
 
 // waveModel makes what a duration model is told visible in a scenario's event log: a task's
-// work is its remaining work × 3 when its machine joins the job, × 2 on a first wave and × 1 on
-// a later wave, plus one second per executor its job holds.
+// work is its remaining work × 4 when its executor joins the job, × 3 on an executor that was
+// idle in the job's pool, × 2 on a first wave and × 1 on a later wave, plus one second per
+// executor its job holds.
 type waveModel struct{}
 
 func (waveModel) Duration(s *TaskStart, _ *rand.Rand) traces.Time {
-	return s.Work*traces.Time(3-s.Wave) + traces.Time(s.Executors)*traces.Second
+	return s.Work*[...]traces.Time{WaveJoin: 4, WaveIdle: 3, WaveFirst: 2, WaveRest: 1}[s.Wave] + traces.Time(s.Executors)*traces.Second
 }
 
 // TestHoldingDistributions: each holding distribution has the configured mean (and coefficient

@@ -33,6 +33,9 @@ const (
 	First
 	// Rest: the executor last ran a task of this stage: a rest-wave duration.
 	Rest
+	// Idle: the executor waited idle in the job's pool (decima-sim detached it from its last
+	// task): a fresh duration, without the moving delay.
+	Idle
 )
 
 // Stages is the number of stages the profile measures.
@@ -45,8 +48,9 @@ func (p *Profile) Stages() int { return len(p.stages) }
 //     (executors − lower)/(upper − lower) (decima-sim's sample_executor_key) — or the stage's
 //     largest measured key when the stage was never run with that many executors;
 //   - Join: a fresh duration, else a first-wave one plus WarmupDelay, plus the moving delay
-//     (NoWarmUp: a first-wave duration plus the moving delay); First: a first-wave duration, else
-//     a fresh one; Rest: a rest-wave duration, else as First; each uniform over its list.
+//     (NoWarmUp: a first-wave duration plus the moving delay); Idle: as Join without the moving
+//     delay; First: a first-wave duration, else a fresh one; Rest: a rest-wave duration, else as
+//     First; each uniform over its list.
 //
 // ok is false when the stage has no duration measured for the key at all.
 func (p *Profile) Draw(s, executors int, wave Wave, r *rand.Rand) (d traces.Time, ok bool) {
@@ -63,17 +67,21 @@ func (p *Profile) Draw(s, executors int, wave Wave, r *rand.Rand) (d traces.Time
 		return max(MinTaskDuration, traces.Time((list[r.IntN(len(list))]+add)*1000+0.5)), true
 	}
 	switch wave {
-	case Join:
+	case Join, Idle:
+		move := p.move
+		if wave == Idle {
+			move = 0
+		}
 		if p.noWarmUp {
-			if d, ok := pick(first, p.move); ok {
+			if d, ok := pick(first, move); ok {
 				return d, true
 			}
-			return pick(fresh, p.move)
+			return pick(fresh, move)
 		}
-		if d, ok := pick(fresh, p.move); ok {
+		if d, ok := pick(fresh, move); ok {
 			return d, true
 		}
-		return pick(first, p.move+WarmupDelay)
+		return pick(first, move+WarmupDelay)
 	case Rest:
 		if d, ok := pick(rest, 0); ok {
 			return d, true

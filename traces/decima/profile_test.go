@@ -44,7 +44,7 @@ func TestSampleKey(t *testing.T) {
 
 // TestProfileDraw: each wave draws from decima-sim's list for the key (q15 node 1 of the
 // fixture, key 100): Join a fresh duration plus the 2 s moving delay (none with NoMovingDelay;
-// a first-wave one with NoWarmUp), First a first-wave duration without the warm-ups, Rest a
+// a first-wave one with NoWarmUp), Idle a fresh one without the move, First a first-wave duration without the warm-ups, Rest a
 // rest-wave duration. ReadProfiles keys jobs by the name Stream keeps.
 func TestProfileDraw(t *testing.T) {
 	_, nd := q15node1(t, Options{})
@@ -81,6 +81,9 @@ func TestProfileDraw(t *testing.T) {
 			}
 			if d, _ := p.Draw(1, 100, First, r); !slices.Contains(first, d) {
 				t.Fatalf("first wave: %d µs is not a cleaned first-wave duration", d)
+			}
+			if d, _ := p.Draw(1, 100, Idle, r); !o.NoWarmUp && !slices.Contains(fresh, d) || o.NoWarmUp && !slices.Contains(first, d) {
+				t.Fatalf("idle executor: %d µs is not a fresh duration without the move (NoWarmUp: a first-wave one)", d)
 			}
 			if d, _ := p.Draw(1, 100, Rest, r); !slices.Contains(rest, d) {
 				t.Fatalf("rest wave: %d µs is not a rest-wave duration", d)
