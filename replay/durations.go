@@ -138,11 +138,17 @@ func (e *Engine) trueWork(jr *jobRT, st *stageRT, job, stage, task int32) traces
 // and kept work, and records the attempt's start-up hold and work; c tasks of the same start
 // decision were started on m before it.
 func (e *Engine) attemptWork(jr *jobRT, st *stageRT, job, stage, task, m, c int32) traces.Time {
-	if !e.mechOn() {
+	if e.rnd == nil { // every mechanic off
 		return st.src.TaskDuration(task)
 	}
-	if st.mech == nil {
-		st.mech = make([]taskMech, st.src.Tasks)
+	return e.mechanicsWork(jr, st, job, stage, task, m, c)
+}
+
+func (e *Engine) mechanicsWork(jr *jobRT, st *stageRT, job, stage, task, m, c int32) traces.Time {
+	tm := e.mech[st]
+	if tm == nil {
+		tm = make([]taskMech, st.src.Tasks)
+		e.mech[st] = tm
 	}
 	w := e.trueWork(jr, st, job, stage, task)
 	if e.cfg.Durations != nil {
@@ -162,24 +168,24 @@ func (e *Engine) attemptWork(jr *jobRT, st *stageRT, job, stage, task, m, c int3
 			w += st.worked[task] // kept work is subtracted by the caller
 		}
 	}
-	st.mech[task] = taskMech{hold: e.startupHold(job, stage, task, st.attempt[task]), work: w}
+	tm[task] = taskMech{hold: e.startupHold(job, stage, task, st.attempt[task]), work: w}
 	return w
 }
 
 // startupOf is the start-up hold of task's current attempt.
-func (st *stageRT) startupOf(task int32) traces.Time {
-	if st.mech == nil {
+func (e *Engine) startupOf(st *stageRT, task int32) traces.Time {
+	if e.rnd == nil {
 		return 0
 	}
-	return st.mech[task].hold
+	return e.mech[st][task].hold
 }
 
 // fullWork is the work of task's current attempt (its cap for kept work).
-func (st *stageRT) fullWork(task int32) traces.Time {
-	if st.mech == nil {
+func (e *Engine) fullWork(st *stageRT, task int32) traces.Time {
+	if e.rnd == nil {
 		return st.src.TaskDuration(task)
 	}
-	return st.mech[task].work
+	return e.mech[st][task].work
 }
 
 // executorTable follows the executors each job holds, as decima-sim does (spark_env/env.py):
@@ -278,6 +284,7 @@ func (e *Engine) initMechanics() error {
 	}
 	if e.mechOn() {
 		e.rnd = newDraws(e.cfg.Seed)
+		e.mech = map[*stageRT][]taskMech{}
 	}
 	if invariants {
 		e.acct = &conservation{}

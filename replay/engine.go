@@ -129,7 +129,6 @@ type stageRT struct {
 	attempt []uint32
 	worked  []traces.Time // work kept across preemptions (PreemptKeepsWork)
 	slowed  []bool        // soft-constrained jobs: the attempt runs Slowdown times longer
-	mech    []taskMech    // execution mechanics (durations.go); nil when all are off
 }
 
 type jobRT struct {
@@ -203,9 +202,10 @@ type Engine struct {
 	lastFinish traces.Time
 	ran        bool
 
-	rnd       *draws        // random execution mechanics (draws.go)
-	executors executorTable // duration models: the executors each job holds (durations.go)
-	acct      *conservation // invariants build: held resource-seconds (invariants_conservation.go)
+	rnd       *draws                  // execution mechanics' draws (draws.go); nil when all are off
+	mech      map[*stageRT][]taskMech // execution mechanics' per-task state (durations.go)
+	executors executorTable           // duration models: the executors each job holds (durations.go)
+	acct      *conservation           // invariants build: held resource-seconds (invariants_conservation.go)
 }
 
 // Stats counts what the engine did.
@@ -385,7 +385,7 @@ func (e *Engine) advance(t traces.Time) {
 		if invariants {
 			e.acct.advance(e, t)
 		}
-		if !e.trailing() {
+		if e.rnd == nil || !e.trailing() {
 			e.m.advance(e.now, t)
 		}
 		e.now = t
@@ -652,7 +652,7 @@ func (e *Engine) start(i int, s policies.Start) error {
 			if st.worked != nil {
 				dur -= st.worked[task]
 			}
-			e.pushFinish(event{t: e.now + st.startupOf(task) + dur, kind: KindFinish, job: int32(s.Job), stage: s.Stage, task: task, machine: s.Machine, attempt: st.attempt[task]})
+			e.pushFinish(event{t: e.now + e.startupOf(st, task) + dur, kind: KindFinish, job: int32(s.Job), stage: s.Stage, task: task, machine: s.Machine, attempt: st.attempt[task]})
 		}
 		e.stats.Events++
 		e.stats.Starts++
@@ -707,7 +707,7 @@ func (e *Engine) preempt(i int, p policies.TaskRef) error {
 			work += e.workSince(st, p.Task)
 		}
 		// Rounding the slowed share must not count a preempted task as done.
-		st.worked[p.Task] = min(work, st.fullWork(p.Task)-1)
+		st.worked[p.Task] = min(work, e.fullWork(st, p.Task)-1)
 	}
 	if slowed {
 		st.slowed[p.Task] = false

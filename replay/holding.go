@@ -100,6 +100,13 @@ func (e *Engine) startupHold(job, stage, task int32, attempt uint32) traces.Time
 // freeAfterWork frees a finished task's resources, now or after its release hold; the job's
 // allocation and the usage meter keep them until they are free.
 func (e *Engine) freeAfterWork(ev *event, d traces.Vec) {
+	if e.rnd == nil { // every mechanic off: as the engine always did
+		jr := &e.jobs[ev.job]
+		jr.alloc = jr.alloc.Sub(d)
+		e.m.allocChanged(ev.job, d, -1)
+		e.release(ev.machine, d)
+		return
+	}
 	e.executorStopped(ev.job, ev.stage)
 	r := e.hold(e.cfg.Holding.Release, compRelease, ev.job, ev.stage, ev.task, 0)
 	if r <= 0 {
@@ -132,11 +139,7 @@ func (e *Engine) trailing() bool {
 // workSince is the work a running task attempt has done by now: the time since it started
 // less its start-up hold (none while it is still starting up).
 func (e *Engine) workSince(st *stageRT, task int32) traces.Time {
-	w := e.now - st.started[task]
-	if st.mech != nil {
-		w -= st.mech[task].hold
-	}
-	return max(w, 0)
+	return max(e.now-st.started[task]-e.startupOf(st, task), 0)
 }
 
 func roundTime(x float64) traces.Time {

@@ -150,7 +150,7 @@ func (e *Engine) settleDeferred() {
 		jr := &e.jobs[d.job]
 		st := &jr.stages[d.stage]
 		p := jr.pl
-		dur := st.fullWork(d.task)
+		dur := e.fullWork(st, d.task)
 		if st.worked != nil {
 			dur -= st.worked[d.task]
 		}
@@ -161,7 +161,7 @@ func (e *Engine) settleDeferred() {
 			e.stats.SlowedStarts++
 		}
 		st.slowed[d.task] = slowed
-		e.pushFinish(event{t: e.now + st.startupOf(d.task) + dur, kind: KindFinish, job: d.job, stage: d.stage, task: d.task, machine: st.machine[d.task], attempt: st.attempt[d.task]})
+		e.pushFinish(event{t: e.now + e.startupOf(st, d.task) + dur, kind: KindFinish, job: d.job, stage: d.stage, task: d.task, machine: st.machine[d.task], attempt: st.attempt[d.task]})
 	}
 	e.deferred = e.deferred[:0]
 }
