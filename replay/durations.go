@@ -134,16 +134,10 @@ func (e *Engine) trueWork(jr *jobRT, st *stageRT, job, stage, task int32) traces
 	return d
 }
 
-// attemptWork is the work of the attempt of task starting now on machine m, before slowdowns
-// and kept work, and records the attempt's start-up hold and work; c tasks of the same start
-// decision were started on m before it.
-func (e *Engine) attemptWork(jr *jobRT, st *stageRT, job, stage, task, m, c int32) traces.Time {
-	if e.rnd == nil { // every mechanic off
-		return st.src.TaskDuration(task)
-	}
-	return e.mechanicsWork(jr, st, job, stage, task, m, c)
-}
-
+// mechanicsWork is the work of the attempt of task starting now on machine m under the
+// execution mechanics, before slowdowns and kept work, and records the attempt's start-up hold
+// and work; c tasks of the same start decision were started on m before it. (With every
+// mechanic off the engine takes the workload's duration without calling it.)
 func (e *Engine) mechanicsWork(jr *jobRT, st *stageRT, job, stage, task, m, c int32) traces.Time {
 	tm := e.mech[st]
 	if tm == nil {

@@ -642,7 +642,10 @@ func (e *Engine) start(i int, s policies.Start) error {
 		st.machine[task] = s.Machine
 		st.started[task] = e.now
 		st.attempt[task]++
-		work := e.attemptWork(jr, st, int32(s.Job), s.Stage, task, s.Machine, c)
+		work := st.src.TaskDuration(task)
+		if e.rnd != nil {
+			work = e.mechanicsWork(jr, st, int32(s.Job), s.Stage, task, s.Machine, c)
+		}
 		if soft {
 			// The duration depends on where the whole plan puts the job: settled after its
 			// last start (settleDeferred).

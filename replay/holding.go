@@ -100,13 +100,18 @@ func (e *Engine) startupHold(job, stage, task int32, attempt uint32) traces.Time
 // freeAfterWork frees a finished task's resources, now or after its release hold; the job's
 // allocation and the usage meter keep them until they are free.
 func (e *Engine) freeAfterWork(ev *event, d traces.Vec) {
-	if e.rnd == nil { // every mechanic off: as the engine always did
-		jr := &e.jobs[ev.job]
-		jr.alloc = jr.alloc.Sub(d)
-		e.m.allocChanged(ev.job, d, -1)
-		e.release(ev.machine, d)
+	if e.rnd != nil {
+		e.freeAfterHold(ev, d)
 		return
 	}
+	// Every mechanic off: as the engine always did.
+	jr := &e.jobs[ev.job]
+	jr.alloc = jr.alloc.Sub(d)
+	e.m.allocChanged(ev.job, d, -1)
+	e.release(ev.machine, d)
+}
+
+func (e *Engine) freeAfterHold(ev *event, d traces.Vec) {
 	e.executorStopped(ev.job, ev.stage)
 	r := e.hold(e.cfg.Holding.Release, compRelease, ev.job, ev.stage, ev.task, 0)
 	if r <= 0 {
