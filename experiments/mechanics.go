@@ -154,6 +154,9 @@ type decimaModel struct {
 	jobs []*decima.Profile // by workload job index
 }
 
+// UsesExecutors implements replay.ExecutorModel.
+func (decimaModel) UsesExecutors() {}
+
 // Duration implements replay.DurationModel.
 func (d decimaModel) Duration(s *replay.TaskStart, r *rand.Rand) traces.Time {
 	if dur, ok := d.jobs[s.Job].Draw(int(s.Stage), s.Executors, decima.Wave(s.Wave), r); ok {

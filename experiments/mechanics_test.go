@@ -142,7 +142,7 @@ func TestDecimaModelRuns(t *testing.T) {
 		t.Error("decima model: same result as the static trace")
 	}
 	t.Logf("avg JCT: static %.2f s, decima model %.2f s", static.Summary.AvgJCT, runs[0].Summary.AvgJCT)
-	var _ replay.DurationModel = decimaModel{}
+	var _ replay.ExecutorModel = decimaModel{}
 }
 
 // sameJobs compares two runs' job records as text (a NaN utility is never DeepEqual to itself).

@@ -102,6 +102,14 @@ type DurationModel interface {
 	Duration(s *TaskStart, r *rand.Rand) traces.Time
 }
 
+// ExecutorModel is a DurationModel that reads TaskStart.Executors and TaskStart.Wave: only for
+// such a model does the engine follow which executors each job holds (executorTable), at a cost
+// per start that grows with the idle executors it must search.
+type ExecutorModel interface {
+	DurationModel
+	UsesExecutors()
+}
+
 // Contention slows a task by the load on its machine at its start: work × (1 + Slope × Load)
 // (engine.duration_model contention, engine.contention_slope; f = 1 at Slope 0). Load is the
 // co-located share TaskStart.Load, the cluster's in pooled mode. Sources: co-location slowdowns
@@ -153,10 +161,12 @@ func (e *Engine) mechanicsWork(jr *jobRT, st *stageRT, job, stage, task, m, c in
 		d := st.src.Demand
 		used := e.mach[m].Capacity.Sub(e.free[m]).Add(d.Scale(int64(c)))
 		s.Load = used.DominantShare(e.mach[m].Capacity)
-		s.Executors, s.Wave = e.executors.start(job, stage, e.now, len(e.jobs), e.executorCount, func(s int32) bool {
-			st := &jr.stages[s]
-			return st.finished == st.src.Tasks
-		})
+		if _, ok := e.cfg.Durations.(ExecutorModel); ok {
+			s.Executors, s.Wave = e.executors.start(job, stage, e.now, len(e.jobs), e.executorCount, func(s int32) bool {
+				st := &jr.stages[s]
+				return st.finished == st.src.Tasks
+			})
+		}
 		w = max(1, e.cfg.Durations.Duration(&s, e.rnd.For(compModel, job, stage, task, st.attempt[task])))
 		if st.worked != nil {
 			w += st.worked[task] // kept work is subtracted by the caller
@@ -314,7 +324,7 @@ func (e *Engine) executorCount() int {
 
 // executorStopped records, for the duration models, that a task attempt of job's stage stopped.
 func (e *Engine) executorStopped(job, stage int32) {
-	if e.cfg.Durations != nil {
+	if e.executors.init {
 		e.executors.stop(job, stage, e.now, e.jobs[job].finished == e.jobs[job].info.Tasks)
 	}
 }

@@ -10,11 +10,17 @@ import (
 )
 
 // mechanicsSettings are the execution-mechanics settings BenchmarkMechanics compares against
-// the default engine: zero (every mechanic set explicitly to its inert value: the default path)
-// and on (start-up and release holds drawn lognormal, duration spread, stragglers and the
-// contention model: every per-start draw and the release events).
+// the default engine: zero (every mechanic set explicitly to its inert value: the default path),
+// on (start-up and release holds of 2 and 3 s drawn lognormal, duration spread, 5% stragglers
+// × 3 and contention slope 0.3: the synthetic workload's load rises from 0.9 to above 1, so
+// queues grow) and light (the same code paths with 0.1 s holds, a mean-preserving spread and
+// slope 0.01: the per-event cost at about the same load).
 var mechanicsSettings = map[string]replay.Config{
 	"zero": {Seed: 1, Holding: replay.Holding{Dist: replay.HoldConst}, Variance: replay.Variance{StragglerFactor: 1}},
+	"light": {Seed: 1, // every code path of "on", adding about 1% load
+		Holding:   replay.Holding{Startup: traces.Second / 10, Release: traces.Second / 10, Dist: replay.HoldLognormal, CV: 0.5},
+		Variance:  replay.Variance{Sigma: 0.5},
+		Durations: replay.Contention{Slope: 0.01}},
 	"on": {Seed: 1,
 		Holding:   replay.Holding{Startup: 2 * traces.Second, Release: 3 * traces.Second, Dist: replay.HoldLognormal, CV: 0.5},
 		Variance:  replay.Variance{Sigma: 0.5, StragglerP: 0.05, StragglerFactor: 3},
@@ -26,7 +32,7 @@ var mechanicsSettings = map[string]replay.Config{
 // throughputs and their ratio (setting / default) from the same run, so load on the machine
 // affects both alike.
 func BenchmarkMechanics(b *testing.B) {
-	for _, setting := range []string{"zero", "on"} {
+	for _, setting := range []string{"zero", "light", "on"} {
 		for _, cluster := range []struct {
 			name     string
 			machines int

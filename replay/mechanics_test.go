@@ -55,6 +55,8 @@ func mechanicsOptions(cfg *Config, kv map[string]string, num func(string) float6
 // executor its job holds.
 type waveModel struct{}
 
+func (waveModel) UsesExecutors() {}
+
 func (waveModel) Duration(s *TaskStart, _ *rand.Rand) traces.Time {
 	return s.Work*[...]traces.Time{WaveJoin: 4, WaveIdle: 3, WaveFirst: 2, WaveRest: 1}[s.Wave] + traces.Time(s.Executors)*traces.Second
 }
