@@ -59,6 +59,15 @@ var baseKeys = []Key{
 	{"engine.max_am_share", 0.0, "FairScheduler maxAMShare: a queue's AMs use at most this fraction of its fair share (capacity split equally among active queues; FairScheduler default 0.5); 0 = no limit"},
 	{"engine.reservations", false, "FairScheduler node reservations: a start that does not fit its node reserves the node, which takes no other container until the reserved one starts"},
 	{"engine.slowstart", 1.0, "consumer slow-start: a stage's tasks may launch once this fraction of its producers' tasks finished, holding resources until their input is complete (MapReduce 0.05, Tez 0.25-0.75); 1 = wait for all"},
+	{"engine.task_startup_s", 0.0, "seconds a task holds its resources without progress before its work (container launch; mean of engine.holding_dist)"},
+	{"engine.task_release_s", 0.0, "seconds a finished task holds its resources without progress after its work (teardown, heartbeat-paced release)"},
+	{"engine.holding_dist", "const", "distribution of the start-up and release holds: const, exp or lognormal (mean = the key)"},
+	{"engine.holding_cv", 0.0, "coefficient of variation of the holds for lognormal (> 0); exp has 1"},
+	{"engine.duration_sigma", 0.0, "mean-preserving lognormal spread of TRUE task durations (estimates unchanged)"},
+	{"engine.straggler_p", 0.0, "probability that a task is a straggler (true duration × engine.straggler_factor)"},
+	{"engine.straggler_factor", 1.0, "a straggler's duration multiplier"},
+	{"engine.duration_model", "none", "durations decided when a task starts: none, contention (× 1 + slope × co-located load share) or decima (decima-sim's rule, executors the job holds)"},
+	{"engine.contention_slope", 0.0, "contention model: duration × (1 + slope × load share of the task's machine, of the cluster when pooled)"},
 	{"metrics.usage_window_s", 60.0, "window for the per-queue resource-usage series; 0 disables it"},
 	{"predict.name", "", "online runtime predictor that sets estimates at submission and learns from completions: oracle, noisy or jvupredict; empty keeps the workload's estimates"},
 	{"predict.features", []string{}, "JVuPredict primary features in tie-break order (job, ljob, user); empty = all"},
@@ -156,6 +165,7 @@ type EngineConfig struct {
 	// StopAfterQueue ends the run's submissions when this queue's jobs have all finished
 	// (replay.Config.StopAfterQueue); "" = off.
 	StopAfterQueue string
+	Mechanics        MechanicsConfig // execution mechanics (mechanics.go)
 }
 
 // MetricsConfig configures result metrics.
@@ -449,6 +459,9 @@ func Resolve(v *viper.Viper) (Config, error) {
 	get("engine.decision_time_s", seconds(&c.Engine.DecisionTimeS))
 	get("engine.decision_time_scale", nonNegFloat(&c.Engine.DecisionTimeScale))
 	get("engine.stop_after_queue", str(&c.Engine.StopAfterQueue))
+	if err == nil {
+		err = resolveMechanics(v, &c.Engine.Mechanics)
+	}
 	get("metrics.usage_window_s", seconds(&c.Metrics.UsageWindowS))
 	get("predict.name", str(&c.Predict.Name))
 	get("predict.features", strList(&c.Predict.Features))
@@ -557,11 +570,11 @@ func (c Config) Map() map[string]any {
 			"name": c.Policy.Name, "level": c.Policy.Level, "backfill": c.Policy.Backfill,
 			"class_order": order, "params": params,
 		},
-		"engine": c.Engine.Yarn.addTo(map[string]any{
+		"engine": c.Engine.Yarn.addTo(c.Engine.Mechanics.addTo(map[string]any{
 			"cycle_s": c.Engine.CycleS, "preempt_delay_s": c.Engine.PreemptDelayS,
 			"preempt_keeps_work": c.Engine.PreemptKeepsWork, "horizon_s": c.Engine.HorizonS,
 			"oracle": c.Engine.Oracle,
-		}),
+		})),
 		"metrics": map[string]any{"usage_window_s": c.Metrics.UsageWindowS},
 		"predict": map[string]any{
 			"name": c.Predict.Name, "features": nonNil(c.Predict.Features), "estimators": nonNil(c.Predict.Estimators),

@@ -100,6 +100,10 @@ func (c Config) EngineConfig() replay.Config {
 		UsageWindow:      traces.FromSeconds(c.Metrics.UsageWindowS),
 		Yarn:             c.Engine.Yarn.replay(),
 		StopAfterQueue:   c.Engine.StopAfterQueue,
+		Seed:             c.Seed,
+		Holding:          c.Engine.Mechanics.holding(),
+		Variance:         c.Engine.Mechanics.variance(),
+		Durations:        c.Engine.Mechanics.contention(),
 	}
 }
 
@@ -156,6 +160,9 @@ func runHashed(c Config, w *traces.Workload, hash string, prog *runProgress) (*O
 		}
 		plog = &predictionLog{Predictor: pr}
 		ec.Estimator = plog
+	}
+	if err := c.Engine.Mechanics.startModel(&ec, c, w); err != nil {
+		return nil, err
 	}
 	probe := newWaitProbe(w, ec.Cycle)
 	ec.Log = probe.log

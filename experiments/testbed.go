@@ -122,19 +122,33 @@ func parseTestbed(data []byte, file string) (*Testbed, error) {
 		if err := val.Decode(&x); err != nil {
 			return nil, configErr("%s: %s: %v", at, key, err)
 		}
-		if err := checkSetting(key, x); err != nil {
-			return nil, configErr("%s: %s", at, strings.TrimPrefix(err.Error(), ErrConfig.Error()+": "))
-		}
 		src := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(val.LineComment+k.LineComment), "#"))
 		tb.Settings = append(tb.Settings, TestbedSetting{Key: key, Value: x, Line: k.Line, Source: src})
+	}
+	if err := checkProfile(tb.Settings); err != nil {
+		// Name the first setting that fails on its own; a combination that fails only together
+		// (engine.am without engine.am_demand) is named at the profile's first setting.
+		line := m.Line
+		if len(tb.Settings) > 0 {
+			line = tb.Settings[0].Line
+		}
+		for _, st := range tb.Settings {
+			if e := checkProfile([]TestbedSetting{st}); e != nil {
+				err, line = e, st.Line
+				break
+			}
+		}
+		return nil, configErr("%s:%d: %s", file, line, strings.TrimPrefix(err.Error(), ErrConfig.Error()+": "))
 	}
 	return tb, nil
 }
 
-// checkSetting resolves a configuration of default values with key set to x.
-func checkSetting(key string, x any) error {
+// checkProfile resolves a configuration of default values with the settings applied.
+func checkProfile(settings []TestbedSetting) error {
 	v := NewViper()
-	v.Set(key, x)
+	for _, st := range settings {
+		v.Set(st.Key, st.Value)
+	}
 	_, err := Resolve(v)
 	return err
 }

@@ -64,7 +64,7 @@ func (e *Engine) nextStop() (traces.Time, bool) {
 
 // hold asks the timer for the decision time of the call that just returned. With a positive
 // one the plan is held until then and hold reports true.
-func (e *Engine) hold() bool {
+func (e *Engine) decisionHold() bool {
 	if e.cfg.DecisionTime == nil {
 		return false
 	}

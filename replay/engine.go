@@ -50,6 +50,14 @@ type Config struct {
 	// Yarn switches on the execution mechanics of a YARN cluster (yarn.go); its zero value
 	// leaves every one off.
 	Yarn YarnConfig
+	// Seed is the experiment seed the random execution mechanics draw from (draws.go).
+	Seed int64
+	// Holding holds resources without progress before and after each task's work (holding.go).
+	Holding Holding
+	// Variance spreads true task durations and makes stragglers (durations.go).
+	Variance Variance
+	// Durations, when set, decides each task attempt's work when it starts (durations.go).
+	Durations DurationModel
 }
 
 // Estimator predicts job runtimes online, as a runtime predictor does in a real cluster: Predict
@@ -208,6 +216,11 @@ type Engine struct {
 	dt         decisionState // a busy scheduler's held plan (decision.go)
 	y          *yarnRT       // YARN mechanics (yarn.go); nil when all are off
 	stop       stopRule
+
+	rnd       *draws                  // execution mechanics' draws (draws.go); nil when all are off
+	mech      map[*stageRT][]taskMech // execution mechanics' per-task state (durations.go)
+	executors executorTable           // duration models: the executors each job holds (durations.go)
+	acct      *conservation           // invariants build: held resource-seconds (invariants_conservation.go)
 }
 
 // Stats counts what the engine did.
@@ -237,6 +250,9 @@ func New(w *traces.Workload, p policies.Policy, cfg Config) (*Engine, error) {
 		return nil, fmt.Errorf("replay: cycle, preempt delay, horizon and usage window must be ≥ 0")
 	}
 	e := &Engine{cfg: cfg, w: w, policy: p, dims: w.Dims}
+	if err := e.initMechanics(); err != nil {
+		return nil, err
+	}
 	if cfg.Pooled || w.Cluster.Pooled {
 		total := w.Cluster.Total()
 		e.mach = []traces.Machine{{Name: "pool", Capacity: total}}
@@ -358,6 +374,11 @@ func (e *Engine) Run() (*Result, error) {
 			}
 		}
 	}
+	if invariants {
+		if err := e.checkConservation(); err != nil {
+			return nil, err
+		}
+	}
 	return e.result(), nil
 }
 
@@ -395,7 +416,12 @@ func (e *Engine) nextTime() (traces.Time, bool) {
 
 func (e *Engine) advance(t traces.Time) {
 	if t > e.now {
-		e.m.advance(e.now, t)
+		if invariants {
+			e.acct.advance(e, t)
+		}
+		if e.rnd == nil || !e.trailing() {
+			e.m.advance(e.now, t)
+		}
 		e.now = t
 	}
 }
@@ -415,7 +441,7 @@ func (e *Engine) processOne() (bool, error) {
 	case KindFinish:
 		return false, e.finish(&ev)
 	case KindRelease:
-		e.release(ev.machine, e.jobs[ev.job].stages[ev.stage].src.Demand)
+		e.releaseEvent(&ev)
 		e.stats.Events++
 		e.log(LogEntry{T: e.now, Kind: KindRelease, Job: ev.job, Stage: ev.stage, Task: ev.task, Machine: ev.machine})
 		e.dirty = true
@@ -520,9 +546,7 @@ func (e *Engine) finish(ev *event) error {
 		e.placed(jr.pl, ev.machine, -1)
 	}
 	d := st.src.Demand
-	jr.alloc = jr.alloc.Sub(d)
-	e.m.allocChanged(ev.job, d, -1)
-	e.release(ev.machine, d)
+	e.freeAfterWork(ev, d)
 	e.markChanged(ev.job)
 	if e.y != nil && e.y.slow != nil {
 		e.slowProgress(ev.job, ev.stage)
@@ -587,7 +611,7 @@ func (e *Engine) schedule() error {
 	e.changed = e.changed[:0]
 	e.changedMach = e.changedMach[:0]
 	e.dirty = false
-	if e.hold() {
+	if e.decisionHold() {
 		return nil // applied when the decision time is over (decision.go)
 	}
 	for i, p := range e.plan.Preempts {
@@ -691,19 +715,23 @@ func (e *Engine) start(i int, s policies.Start) error {
 		st.machine[task] = s.Machine
 		st.started[task] = e.now
 		st.attempt[task]++
+		work := st.src.TaskDuration(task)
+		if e.rnd != nil {
+			work = e.mechanicsWork(jr, st, int32(s.Job), s.Stage, task, s.Machine, c)
+		}
 		if soft {
 			// The duration depends on where the whole plan puts the job: settled after its
 			// last start (settleDeferred).
 			e.deferred = append(e.deferred, deferredStart{job: int32(s.Job), stage: s.Stage, task: task})
 		} else {
-			dur := st.src.TaskDuration(task)
+			dur := work
 			if st.worked != nil {
 				dur -= st.worked[task]
 			}
 			if e.y == nil {
-				e.heap.push(event{t: e.now + dur, kind: KindFinish, job: int32(s.Job), stage: s.Stage, task: task, machine: s.Machine, attempt: st.attempt[task]})
+				e.pushFinish(event{t: e.now + e.startupOf(st, task) + dur, kind: KindFinish, job: int32(s.Job), stage: s.Stage, task: task, machine: s.Machine, attempt: st.attempt[task]})
 			} else {
-				e.pushFinish(int32(s.Job), s.Stage, task, s.Machine, dur) // yarn.go
+				e.yarnPushFinish(int32(s.Job), s.Stage, task, s.Machine, e.startupOf(st, task)+dur) // yarn.go
 			}
 		}
 		e.stats.Events++
@@ -754,12 +782,12 @@ func (e *Engine) preempt(i int, p policies.TaskRef) error {
 	if st.worked != nil {
 		work := st.worked[p.Task]
 		if slowed {
-			work += nominalWork(e.workElapsed(st, p), true, jr.pl.slow)
+			work += nominalWork(e.workDone(st, p), true, jr.pl.slow)
 		} else {
-			work += e.workElapsed(st, p)
+			work += e.workDone(st, p)
 		}
 		// Rounding the slowed share must not count a preempted task as done.
-		st.worked[p.Task] = min(work, st.src.TaskDuration(p.Task)-1)
+		st.worked[p.Task] = min(work, e.fullWork(st, p.Task)-1)
 	}
 	if slowed {
 		st.slowed[p.Task] = false
@@ -780,6 +808,10 @@ func (e *Engine) preempt(i int, p policies.TaskRef) error {
 	e.stats.Events++
 	e.stats.Preemptions++
 	e.log(LogEntry{T: e.now, Kind: KindPreempt, Job: int32(p.Job), Stage: p.Stage, Task: p.Task, Machine: m})
+	e.executorStopped(int32(p.Job), p.Stage)
+	if invariants {
+		e.acct.preempted(int32(p.Job), p.Stage, p.Task, e.now, d, e.cfg.PreemptDelay)
+	}
 	if e.cfg.PreemptDelay == 0 {
 		e.release(m, d)
 	} else {

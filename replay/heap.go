@@ -45,6 +45,7 @@ type event struct {
 	t       traces.Time
 	seq     uint64
 	kind    Kind
+	holding bool // a release event ending a finished task's release hold (holding.go), not a preemption delay
 	job     int32
 	stage   int32
 	task    int32

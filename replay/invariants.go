@@ -12,10 +12,17 @@ import (
 // time). It costs O(machines + tasks) and runs only under the invariants build tag.
 func (e *Engine) checkInvariants() error {
 	held := make([]traces.Vec, len(e.mach))
+	// Finished tasks in their release hold (holding.go) still count in their job's allocation.
+	releasing := make([]traces.Vec, len(e.jobs))
+	for _, ev := range e.heap.items {
+		if ev.kind == KindRelease && ev.holding {
+			releasing[ev.job] = releasing[ev.job].Add(e.jobs[ev.job].stages[ev.stage].src.Demand)
+		}
+	}
 	for ji := range e.jobs {
 		jr := &e.jobs[ji]
 		var running, pending int32
-		var alloc traces.Vec
+		alloc := releasing[ji]
 		for si := range jr.stages {
 			st := &jr.stages[si]
 			var r, d int32
@@ -47,7 +54,7 @@ func (e *Engine) checkInvariants() error {
 			}
 		}
 	}
-	// Draining preemptions hold resources until their release event.
+	// Draining preemptions and release holds hold resources until their release event.
 	for _, ev := range e.heap.items {
 		if ev.kind == KindRelease {
 			held[ev.machine] = held[ev.machine].Add(e.jobs[ev.job].stages[ev.stage].src.Demand)

@@ -150,7 +150,7 @@ func (e *Engine) settleDeferred() {
 		jr := &e.jobs[d.job]
 		st := &jr.stages[d.stage]
 		p := jr.pl
-		dur := st.src.TaskDuration(d.task)
+		dur := e.fullWork(st, d.task)
 		if st.worked != nil {
 			dur -= st.worked[d.task]
 		}
@@ -162,9 +162,9 @@ func (e *Engine) settleDeferred() {
 		}
 		st.slowed[d.task] = slowed
 		if e.y == nil {
-			e.heap.push(event{t: e.now + dur, kind: KindFinish, job: d.job, stage: d.stage, task: d.task, machine: st.machine[d.task], attempt: st.attempt[d.task]})
+			e.pushFinish(event{t: e.now + e.startupOf(st, d.task) + dur, kind: KindFinish, job: d.job, stage: d.stage, task: d.task, machine: st.machine[d.task], attempt: st.attempt[d.task]})
 		} else {
-			e.pushFinish(d.job, d.stage, d.task, st.machine[d.task], dur) // yarn.go
+			e.yarnPushFinish(d.job, d.stage, d.task, st.machine[d.task], e.startupOf(st, d.task)+dur) // yarn.go
 		}
 	}
 	e.deferred = e.deferred[:0]

@@ -24,9 +24,14 @@ var update = flag.Bool("update", false, "rewrite golden files under testdata/")
 //	engine [cycle=5] [preempt_delay=2] [keeps_work] [horizon=100] [oracle] [decision=2] [stop_after=queue]
 //	       [heartbeat=1] [per_beat=1] [am=0.5,0.5] [am_startup=8] [am_setup=3] [am_teardown=2]
 //	       [max_am_share=0.5] [reservations] [slowstart=0.5]   (YARN mechanics, yarn.go)
+//	       [seed=1] [startup=2] [release=3] [hold_dist=exp] [hold_cv=0.5]
+//	       [sigma=0.5] [straggler_p=0.1] [straggler_factor=3] [model=contention|waves] [slope=1]
 //	at 0 start job=0 stage=0 machine=0 count=2
 //	at 3 preempt job=0 stage=0 task=1
 //
+// The engine's execution mechanics are set by startup/release (seconds), hold_dist, hold_cv,
+// sigma, straggler_p, straggler_factor, model and slope (mechanics_test.go has the model
+// "waves", which shows what a duration model is told).
 // rack_size puts machines into racks r0, r1, … of that many machines; gpu=N gives the first N
 // machines a GPU. decision=C charges every scheduling call C seconds of decision time (its plan
 // applies C seconds after the call; decision.go). Times are seconds. `at T` decisions are returned by a scripted policy at the scheduling point
@@ -196,6 +201,7 @@ func runScenario(file string) (string, error) {
 			if err == nil {
 				err = scenarioYarn(&cfg.Yarn, kv, flags)
 			}
+			err = mechanicsOptions(&cfg, kv, num, err)
 		case "at":
 			at := traces.FromSeconds(mustFloat(fields[1]))
 			p := pol.at[at]

@@ -148,13 +148,13 @@ func (e *Engine) yarnHeld(held []traces.Vec) {
 	}
 }
 
-// pushFinish schedules the finish of a task attempt that started now with dur of work left,
+// yarnPushFinish schedules the finish of a task attempt that started now with dur of work left,
 // when a YARN mechanic is on (without them the engine pushes the finish at now + dur). With
 // heartbeats it begins at the launch slot its
 // node's heartbeats give it and its finish is seen at the node's first heartbeat after the
 // work; with slow-start, a task whose input is incomplete waits, holding its resources, and its
 // finish is scheduled when the input completes (slowParentDone).
-func (e *Engine) pushFinish(j, s, task, m int32, dur traces.Time) {
+func (e *Engine) yarnPushFinish(j, s, task, m int32, dur traces.Time) {
 	launch := e.now
 	if e.y.hb != nil {
 		launch = e.y.hb.launch(m, e.now)
@@ -187,6 +187,15 @@ func (e *Engine) beginWork(j, s, task, m int32, launch, begin, dur traces.Time) 
 
 // workElapsed is the time a running attempt has worked by now (preemption with
 // PreemptKeepsWork): since its start, or with YARN mechanics since its work began.
+// workDone is the work a running attempt has done by now: its time since it started less its
+// start-up hold (holding.go), or with the YARN mechanics on, since its work began.
+func (e *Engine) workDone(st *stageRT, p policies.TaskRef) traces.Time {
+	if e.y == nil {
+		return e.workSince(st, p.Task)
+	}
+	return max(0, e.workElapsed(st, p)-e.startupOf(st, p.Task))
+}
+
 func (e *Engine) workElapsed(st *stageRT, p policies.TaskRef) traces.Time {
 	if e.y == nil {
 		return e.now - st.started[p.Task]

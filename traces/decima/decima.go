@@ -204,9 +204,8 @@ func Parse(r io.Reader, name string, o Options) (*traces.Workload, error) {
 		return nil, err
 	}
 	lr := &lineIndex{r: r}
-	p := &parser{file: name, lines: lr, dec: json.NewDecoder(lr), o: o}
-	p.size = strings.TrimSuffix(filepath.Base(name), filepath.Ext(name))
-	p.size = strings.TrimPrefix(p.size, "tpch_")
+	p := &parser{file: name, lines: lr, dec: newDecoder(lr), o: o}
+	p.size = sizeOf(name)
 	jobs, err := p.parse()
 	if err != nil {
 		return nil, err
@@ -233,6 +232,13 @@ func Parse(r io.Reader, name string, o Options) (*traces.Workload, error) {
 		return nil, fmt.Errorf("decima: %s: %w", name, err)
 	}
 	return w, nil
+}
+
+func newDecoder(r io.Reader) *json.Decoder { return json.NewDecoder(r) }
+
+// sizeOf is the input size a file's name carries ("tpch_2g.json" → "2g").
+func sizeOf(name string) string {
+	return strings.TrimPrefix(strings.TrimSuffix(filepath.Base(name), filepath.Ext(name)), "tpch_")
 }
 
 // lineIndex passes reads through and remembers where lines start, to turn byte offsets into
@@ -281,6 +287,8 @@ type parser struct {
 	lines *lineIndex
 	dec   *json.Decoder
 	o     Options
+	// profiles, when set, receives each job's measurements (ReadProfiles).
+	profiles map[string]*Profile
 }
 
 func (p *parser) errAt(off int64, field, format string, args ...any) error {
@@ -511,6 +519,7 @@ func (p *parser) job(key string, n int64, q *queryJSON, off int64) (traces.Job, 
 		s.TaskDurations, s.Duration = toTimes(ms)
 		s.Estimate = s.Duration
 	}
+	p.keepProfile(j.Name, meas)
 	return j, nil
 }
 
