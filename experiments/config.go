@@ -165,7 +165,7 @@ type EngineConfig struct {
 	// StopAfterQueue ends the run's submissions when this queue's jobs have all finished
 	// (replay.Config.StopAfterQueue); "" = off.
 	StopAfterQueue string
-	Mechanics        MechanicsConfig // execution mechanics (mechanics.go)
+	Mechanics      MechanicsConfig // execution mechanics (mechanics.go)
 }
 
 // MetricsConfig configures result metrics.
