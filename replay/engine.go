@@ -41,6 +41,8 @@ type Config struct {
 	Estimator Estimator
 	// Log, when set, receives every event as it happens (scenario tests, debugging).
 	Log func(LogEntry)
+	// Recorder, when set, receives every task attempt and scheduling call (record.go).
+	Recorder Recorder
 }
 
 // Estimator predicts job runtimes online, as a runtime predictor does in a real cluster: Predict
@@ -121,6 +123,7 @@ type stageRT struct {
 	attempt []uint32
 	worked  []traces.Time // work kept across preemptions (PreemptKeepsWork)
 	slowed  []bool        // soft-constrained jobs: the attempt runs Slowdown times longer
+	rec     *stageRec     // recording only (record.go)
 }
 
 type jobRT struct {
@@ -193,6 +196,7 @@ type Engine struct {
 	m          *meter
 	lastFinish traces.Time
 	ran        bool
+	rec        *recording // nil unless Config.Recorder is set
 }
 
 // Stats counts what the engine did.
@@ -271,6 +275,9 @@ func New(w *traces.Workload, p policies.Policy, cfg Config) (*Engine, error) {
 		}
 	}
 	e.m = newMeter(e)
+	if cfg.Recorder != nil {
+		e.rec = &recording{r: cfg.Recorder}
+	}
 	return e, nil
 }
 
@@ -323,6 +330,9 @@ func (e *Engine) Run() (*Result, error) {
 				return nil, err
 			}
 		}
+	}
+	if e.rec != nil {
+		e.recUnfinished()
 	}
 	return e.result(), nil
 }
@@ -470,6 +480,9 @@ func (e *Engine) finish(ev *event) error {
 	jr.running--
 	jr.finished++
 	jr.remEst -= st.info.Estimate
+	if e.rec != nil {
+		e.recEnd(ev.job, ev.stage, ev.task, AttemptFinished, 0, policies.Reason{})
+	}
 	if jr.pl != nil {
 		e.placed(jr.pl, ev.machine, -1)
 	}
@@ -483,6 +496,9 @@ func (e *Engine) finish(ev *event) error {
 			cs := &jr.stages[c]
 			cs.parentsLeft--
 			if cs.parentsLeft == 0 {
+				if e.rec != nil {
+					e.recUnlock(jr, c)
+				}
 				jr.pending += cs.pending
 				jr.markReady(c)
 				e.stats.Events++
@@ -535,6 +551,9 @@ func (e *Engine) schedule() error {
 	}
 	if len(e.deferred) > 0 {
 		e.settleDeferred()
+	}
+	if e.rec != nil {
+		e.recCall()
 	}
 	return nil
 }
@@ -618,6 +637,9 @@ func (e *Engine) start(i int, s policies.Start) error {
 		st.machine[task] = s.Machine
 		st.started[task] = e.now
 		st.attempt[task]++
+		if e.rec != nil {
+			e.recStart(jr, st, task, i)
+		}
 		if soft {
 			// The duration depends on where the whole plan puts the job: settled after its
 			// last start (settleDeferred).
@@ -674,6 +696,9 @@ func (e *Engine) preempt(i int, p policies.TaskRef) error {
 	st.status[p.Task] = taskPending
 	st.attempt[p.Task]++ // its finish event becomes stale
 	slowed := st.slowed != nil && st.slowed[p.Task]
+	if e.rec != nil {
+		e.recPreempt(i, p)
+	}
 	if st.worked != nil {
 		work := st.worked[p.Task]
 		if slowed {
