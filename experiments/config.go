@@ -47,6 +47,8 @@ var baseKeys = []Key{
 	{"engine.horizon_s", 0.0, "stop the replay at this simulated time; 0 runs until every job completed"},
 	{"engine.oracle", false, "show policies true task durations instead of estimates"},
 	{"metrics.usage_window_s", 60.0, "window for the per-queue resource-usage series; 0 disables it"},
+	{"metrics.tasks", false, "record every task attempt in tasks.parquet (also run --record tasks)"},
+	{"metrics.trace", false, "record a Chrome trace-event file trace.json for Perfetto (also run --record trace)"},
 	{"predict.name", "", "online runtime predictor that sets estimates at submission and learns from completions: oracle, noisy or jvupredict; empty keeps the workload's estimates"},
 	{"predict.features", []string{}, "JVuPredict primary features in tie-break order (job, ljob, user); empty = all"},
 	{"predict.estimators", []string{}, "JVuPredict estimators in tie-break order (average, median, rolling, recent); empty = all"},
@@ -133,6 +135,7 @@ type EngineConfig struct {
 // MetricsConfig configures result metrics.
 type MetricsConfig struct {
 	UsageWindowS float64
+	Tasks, Trace bool // record tasks.parquet, trace.json (recording.go)
 }
 
 // ErrConfig is wrapped by every configuration error; the CLI exits with status 2 on it.
@@ -415,6 +418,8 @@ func Resolve(v *viper.Viper) (Config, error) {
 	get("engine.horizon_s", seconds(&c.Engine.HorizonS))
 	get("engine.oracle", boolean(&c.Engine.Oracle))
 	get("metrics.usage_window_s", seconds(&c.Metrics.UsageWindowS))
+	get("metrics.tasks", boolean(&c.Metrics.Tasks))
+	get("metrics.trace", boolean(&c.Metrics.Trace))
 	get("predict.name", str(&c.Predict.Name))
 	get("predict.features", strList(&c.Predict.Features))
 	get("predict.estimators", strList(&c.Predict.Estimators))
@@ -521,7 +526,7 @@ func (c Config) Map() map[string]any {
 			"preempt_keeps_work": c.Engine.PreemptKeepsWork, "horizon_s": c.Engine.HorizonS,
 			"oracle": c.Engine.Oracle,
 		},
-		"metrics": map[string]any{"usage_window_s": c.Metrics.UsageWindowS},
+		"metrics": recordingKeys(map[string]any{"usage_window_s": c.Metrics.UsageWindowS}, c.Metrics),
 		"predict": map[string]any{
 			"name": c.Predict.Name, "features": nonNil(c.Predict.Features), "estimators": nonNil(c.Predict.Estimators),
 			"secondary": c.Predict.Secondary, "median_filter": c.Predict.MedianFilter,
