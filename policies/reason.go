@@ -1,6 +1,9 @@
 package policies
 
-import "strconv"
+import (
+	"math"
+	"strconv"
+)
 
 // Reason says why a policy made one decision (a start or a preemption), for a person reading a
 // recorded run (tasks.parquet, the timeline trace, schedlab explain). It is built from parts a
@@ -26,7 +29,7 @@ func BecauseValue(what string, v float64) Reason { return Reason{What: what, Val
 // IsZero reports whether no reason was given.
 func (r Reason) IsZero() bool { return r.What == "" && r.Arg == "" && !r.HasValue }
 
-// String renders "what arg value" with the value in the shortest form that keeps 3 significant
+// String renders "what arg value", a whole value as an integer and another with 3 significant
 // digits ("lowest dominant share 0.12", "MILP value 189"); "" for no reason.
 func (r Reason) String() string {
 	s := r.What
@@ -40,7 +43,11 @@ func (r Reason) String() string {
 		if s != "" {
 			s += " "
 		}
-		s += strconv.FormatFloat(r.Value, 'g', 3, 64)
+		if r.Value == math.Trunc(r.Value) && math.Abs(r.Value) < 1e15 {
+			s += strconv.FormatInt(int64(r.Value), 10)
+		} else {
+			s += strconv.FormatFloat(r.Value, 'g', 3, 64)
+		}
 	}
 	return s
 }

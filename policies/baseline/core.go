@@ -577,7 +577,7 @@ func (c *core) emit(p *policies.Plan, j policies.JobID, r *jobRec, s int32, m in
 			goto account
 		}
 	}
-	p.Starts = append(p.Starts, policies.Start{Job: j, Stage: s, Machine: int32(m), Count: k})
+	p.StartBecause(policies.Start{Job: j, Stage: s, Machine: int32(m), Count: k}, c.startReason(r))
 account:
 	c.pl.take(m, d, k)
 	r.addTaken(s, k, c.epoch)

@@ -478,7 +478,7 @@ func (c *core) emit(p *policies.Plan, q *queue, j policies.JobID, r *jobRec, s i
 			goto account
 		}
 	}
-	p.Starts = append(p.Starts, policies.Start{Job: j, Stage: s, Machine: int32(m), Count: k})
+	p.StartBecause(policies.Start{Job: j, Stage: s, Machine: int32(m), Count: k}, startReason(q))
 account:
 	use := st.Demand.Scale(int64(k))
 	c.pl.take(m, use)
