@@ -158,11 +158,19 @@ func (r *recorder) Attempt(a *replay.Attempt) {
 	}
 }
 
-// Call implements replay.Recorder.
-func (r *recorder) Call(c *replay.CallInfo) {
-	if r.trace == nil {
-		return
+// engineRecorder is what the engine is given: the recorder, with the scheduling calls only when a
+// trace wants them (computing them costs).
+func (r *recorder) engineRecorder() replay.Recorder {
+	if r.trace != nil {
+		return callRecorder{r}
 	}
+	return r
+}
+
+type callRecorder struct{ *recorder }
+
+// Call implements replay.CallRecorder.
+func (r callRecorder) Call(c *replay.CallInfo) {
 	for i := range r.free {
 		r.free[i] = c.Free.Float(i)
 	}

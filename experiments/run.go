@@ -159,7 +159,7 @@ func runHashed(c Config, w *traces.Workload, hash string, prog *runProgress) (*O
 		return nil, err
 	}
 	if rec != nil {
-		ec.Recorder = rec
+		ec.Recorder = rec.engineRecorder()
 	}
 	e, err := replay.New(w, prog.track(p), ec)
 	if err != nil {

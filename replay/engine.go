@@ -276,7 +276,7 @@ func New(w *traces.Workload, p policies.Policy, cfg Config) (*Engine, error) {
 	}
 	e.m = newMeter(e)
 	if cfg.Recorder != nil {
-		e.rec = &recording{r: cfg.Recorder}
+		e.rec = newRecording(cfg.Recorder)
 	}
 	return e, nil
 }
@@ -443,6 +443,9 @@ func (e *Engine) arrive(j int32) {
 			jr.pending += jr.stages[si].pending
 			jr.markReady(int32(si))
 		}
+	}
+	if e.rec != nil {
+		e.rec.pending += int64(jr.pending)
 	}
 	e.markChanged(j)
 }

@@ -50,11 +50,16 @@ type CallInfo struct {
 	Pending, Running int64      // tasks waiting in runnable stages, and tasks running
 }
 
-// Recorder receives a run's task attempts as each ends, and every scheduling call, in
-// simulated-time order. The Attempt passed is reused: copy what is kept. A recorder that fails
-// (a full disk) keeps its error for its owner to report after the run.
+// Recorder receives a run's task attempts as each ends, in simulated-time order. The Attempt
+// passed is reused: copy what is kept. A recorder that fails (a full disk) keeps its error for
+// its owner to report after the run.
 type Recorder interface {
 	Attempt(a *Attempt)
+}
+
+// CallRecorder is a Recorder that also receives every scheduling call.
+type CallRecorder interface {
+	Recorder
 	Call(c *CallInfo)
 }
 
@@ -68,10 +73,12 @@ type stageRec struct {
 }
 
 type recording struct {
-	r    Recorder
-	a    Attempt
-	c    CallInfo
-	nRun int64
+	r       Recorder
+	calls   CallRecorder // nil unless r is one
+	a       Attempt
+	c       CallInfo
+	nRun    int64 // tasks running
+	pending int64 // tasks pending in runnable stages (jobRT.pending summed)
 }
 
 func (e *Engine) stageReady(jr *jobRT, st *stageRT) traces.Time {
@@ -88,6 +95,7 @@ func (e *Engine) recUnlock(jr *jobRT, s int32) {
 		st.rec = &stageRec{}
 	}
 	st.rec.unlocked = e.now
+	e.rec.pending += int64(st.pending)
 }
 
 // recStart notes task's start by plan start i.
@@ -100,6 +108,7 @@ func (e *Engine) recStart(jr *jobRT, st *stageRT, task int32, i int) {
 	}
 	st.rec.why[task] = e.plan.StartReason(i)
 	e.rec.nRun++
+	e.rec.pending--
 }
 
 // recEnd emits the attempt of task that ends now with the outcome.
@@ -128,6 +137,9 @@ func (e *Engine) recEnd(job, stage, task int32, out AttemptOutcome, lost traces.
 		}
 	}
 	e.rec.nRun--
+	if out == AttemptPreempted {
+		e.rec.pending++
+	}
 	e.rec.r.Attempt(a)
 	if out == AttemptFinished && st.finished == st.src.Tasks {
 		st.rec = nil
@@ -136,16 +148,15 @@ func (e *Engine) recEnd(job, stage, task int32, out AttemptOutcome, lost traces.
 
 // recCall reports the scheduling call just applied.
 func (e *Engine) recCall() {
-	var pending int64
-	for _, j := range e.Active() {
-		pending += int64(e.jobs[j].pending)
+	if e.rec.calls == nil {
+		return
 	}
 	c := &e.rec.c
-	*c = CallInfo{T: e.now, Starts: 0, Preempts: len(e.plan.Preempts), Free: e.freeSum, Pending: pending, Running: e.rec.nRun}
+	*c = CallInfo{T: e.now, Starts: 0, Preempts: len(e.plan.Preempts), Free: e.freeSum, Pending: e.rec.pending, Running: e.rec.nRun}
 	for _, s := range e.plan.Starts {
 		c.Starts += int(s.Count)
 	}
-	e.rec.r.Call(c)
+	e.rec.calls.Call(c)
 }
 
 // recUnfinished emits the attempts still running when the run stopped.
@@ -177,4 +188,10 @@ func (e *Engine) recPreempt(i int, p policies.TaskRef) {
 		lost = e.now - st.started[p.Task]
 	}
 	e.recEnd(int32(p.Job), p.Stage, p.Task, AttemptPreempted, lost, e.plan.PreemptReason(i))
+}
+
+func newRecording(r Recorder) *recording {
+	rec := &recording{r: r}
+	rec.calls, _ = r.(CallRecorder)
+	return rec
 }

@@ -21,7 +21,8 @@ const TraceFile = "trace.json"
 //     its args carry job, queue, outcome and the policy's reasons;
 //   - a preemption an instant event (ph "i", thread scope) at its end;
 //   - on the "scheduler" process, counters (ph "C") of free capacity per dimension and of
-//     pending and running tasks, and an instant event for each scheduling call.
+//     pending and running tasks, written when they change, and an instant event for each
+//     scheduling call that started or preempted something (summary.json counts all calls).
 //
 // Timestamps are microseconds on the trace's clock, the unit the format prescribes.
 type Trace struct {
@@ -31,6 +32,8 @@ type Trace struct {
 	queueOf map[string]int
 	first   bool
 	id      int64
+	last    []float64 // the counters last written: free per dimension, pending, running
+	wrote   bool
 	buf     []byte
 	err     error
 }
@@ -97,30 +100,86 @@ func (t *Trace) track(r *Row) int {
 	return trackBase + int(r.Machine)
 }
 
-// Attempt writes a task attempt's slice (and its preemption).
+// Attempt writes a task attempt's slice (and its preemption). It formats with strconv appends,
+// not fmt: a recorded run writes two events per attempt.
 func (t *Trace) Attempt(r *Row) {
-	pid := t.track(r)
+	pid := int64(t.track(r))
 	t.id++
-	name := fmt.Sprintf("job %d s%d t%d", r.JobID, r.Stage, r.Task)
-	b := fmt.Appendf(t.buf[:0], `{"name":%s,"cat":%s,"ph":"b","id":%d,"ts":%d,"pid":%d,"tid":%d,"args":{"job":%d,"job_index":%d,"queue":%s,"stage":%d,"task":%d,"machine":%d,"ready_s":%s,"wait_s":%s,"reason":%s`,
-		strconv.Quote(name), strconv.Quote(r.Queue), t.id, r.Start, pid, pid, r.JobID, r.Job, strconv.Quote(r.Queue), r.Stage, r.Task, r.Machine,
-		fsec(r.Ready), fsec(r.Start-r.Ready), strconv.Quote(r.Reason))
+	b := t.buf[:0]
+	name := func(b []byte) []byte {
+		b = append(b, `{"name":"job `...)
+		b = strconv.AppendInt(b, r.JobID, 10)
+		b = append(b, " s"...)
+		b = strconv.AppendInt(b, int64(r.Stage), 10)
+		b = append(b, " t"...)
+		b = strconv.AppendInt(b, int64(r.Task), 10)
+		b = append(b, `","cat":`...)
+		return strconv.AppendQuote(b, r.Queue)
+	}
+	head := func(b []byte, ph string, ts traces.Time) []byte {
+		b = append(name(b), `,"ph":"`...)
+		b = append(b, ph...)
+		b = append(b, `","id":`...)
+		b = strconv.AppendInt(b, t.id, 10)
+		b = append(b, `,"ts":`...)
+		b = strconv.AppendInt(b, int64(ts), 10)
+		b = append(b, `,"pid":`...)
+		b = strconv.AppendInt(b, pid, 10)
+		b = append(b, `,"tid":`...)
+		b = strconv.AppendInt(b, pid, 10)
+		return append(b, `,"args":{`...)
+	}
+	kv := func(b []byte, k string, v int64) []byte {
+		b = append(b, '"')
+		b = append(b, k...)
+		b = append(b, `":`...)
+		return strconv.AppendInt(b, v, 10)
+	}
+	b = head(b, "b", r.Start)
+	b = kv(b, "job", r.JobID)
+	b = append(kv(append(b, ','), "job_index", int64(r.Job)), `,"queue":`...)
+	b = strconv.AppendQuote(b, r.Queue)
+	b = kv(append(b, ','), "stage", int64(r.Stage))
+	b = kv(append(b, ','), "task", int64(r.Task))
+	b = kv(append(b, ','), "machine", int64(r.Machine))
+	b = append(b, `,"ready_s":`...)
+	b = appendSec(b, r.Ready)
+	b = append(b, `,"wait_s":`...)
+	b = appendSec(b, r.Start-r.Ready)
+	b = append(b, `,"reason":`...)
+	b = strconv.AppendQuote(b, r.Reason)
 	b = append(b, "}}"...)
 	t.event(b)
-	b = fmt.Appendf(t.buf[:0], `{"name":%s,"cat":%s,"ph":"e","id":%d,"ts":%d,"pid":%d,"tid":%d,"args":{"outcome":%q,"slowed":%t,"work_lost_s":%s,"end_reason":%s}}`,
-		strconv.Quote(name), strconv.Quote(r.Queue), t.id, r.End, pid, pid, r.Outcome, r.Slowed, fsec(r.WorkLost), strconv.Quote(r.EndWhy))
+	b = head(b[:0], "e", r.End)
+	b = append(b, `"outcome":`...)
+	b = strconv.AppendQuote(b, r.Outcome)
+	b = append(b, `,"slowed":`...)
+	b = strconv.AppendBool(b, r.Slowed)
+	b = append(b, `,"work_lost_s":`...)
+	b = appendSec(b, r.WorkLost)
+	b = append(b, `,"end_reason":`...)
+	b = strconv.AppendQuote(b, r.EndWhy)
+	b = append(b, "}}"...)
 	t.event(b)
 	if r.Outcome == "preempted" || r.Outcome == "killed" {
-		b = fmt.Appendf(t.buf[:0], `{"name":%s,"ph":"i","s":"t","ts":%d,"pid":%d,"tid":%d,"args":{"job":%d,"reason":%s}}`,
+		b = fmt.Appendf(b[:0], `{"name":%s,"ph":"i","s":"t","ts":%d,"pid":%d,"tid":%d,"args":{"job":%d,"reason":%s}}`,
 			strconv.Quote(r.Outcome+" job "+strconv.FormatInt(r.JobID, 10)), r.End, pid, pid, r.JobID, strconv.Quote(r.EndWhy))
 		t.event(b)
 	}
 	t.buf = b
 }
 
+func appendSec(b []byte, t traces.Time) []byte {
+	return strconv.AppendFloat(b, traces.Seconds(t), 'f', -1, 64)
+}
+
 // Call writes a scheduling call's instant event and the counters after it: free capacity per
 // dimension (units) and pending and running tasks.
 func (t *Trace) Call(at traces.Time, starts, preempts int, free []float64, pending, running int64) {
+	if starts+preempts == 0 {
+		t.Counters(at, free, pending, running)
+		return
+	}
 	t.buf = fmt.Appendf(t.buf[:0], `{"name":"schedule","ph":"i","s":"p","ts":%d,"pid":%d,"tid":0,"args":{"starts":%d,"preempts":%d}}`, at, schedulerPID, starts, preempts)
 	t.event(t.buf)
 	t.Counters(at, free, pending, running)
@@ -129,6 +188,9 @@ func (t *Trace) Call(at traces.Time, starts, preempts int, free []float64, pendi
 // Counters writes the counters at time at: free capacity per dimension (units), pending and
 // running tasks.
 func (t *Trace) Counters(at traces.Time, free []float64, pending, running int64) {
+	if t.unchanged(free, float64(pending), float64(running)) {
+		return
+	}
 	b := fmt.Appendf(t.buf[:0], `{"name":"free capacity","ph":"C","ts":%d,"pid":%d,"tid":0,"args":{`, at, schedulerPID)
 	for d, v := range free {
 		if d > 0 {
@@ -152,4 +214,16 @@ func (t *Trace) Close() error {
 	return t.err
 }
 
-func fsec(t traces.Time) string { return strconv.FormatFloat(traces.Seconds(t), 'f', -1, 64) }
+// unchanged reports whether the counters equal those last written, and remembers them.
+func (t *Trace) unchanged(free []float64, pending, running float64) bool {
+	same := t.wrote && len(t.last) == len(free)+2
+	if same {
+		for i, v := range free {
+			same = same && t.last[i] == v
+		}
+		same = same && t.last[len(free)] == pending && t.last[len(free)+1] == running
+	}
+	t.last = append(append(t.last[:0], free...), pending, running)
+	t.wrote = true
+	return same
+}
