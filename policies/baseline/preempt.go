@@ -157,7 +157,7 @@ func (c *core) preemptFor(v policies.View, p *policies.Plan, j policies.JobID) e
 			var freed traces.Vec
 			for _, vt := range c.victims[:start+i+1] {
 				if vt.Machine == m {
-					p.PreemptBecause(vt.TaskRef, preemptReason(j))
+					p.PreemptBecause(vt.TaskRef, preemptReason(info.ID))
 					freed = freed.Add(vt.demand)
 				}
 			}

@@ -35,7 +35,7 @@ func (c *core) startReason(r *jobRec) policies.Reason {
 	return policies.Because("head of queue")
 }
 
-// preemptReason explains preempting a lower-class task for job j.
-func preemptReason(j policies.JobID) policies.Reason {
-	return policies.BecauseValue("make room for higher-class job", float64(j))
+// preemptReason explains preempting a lower-class task for the job of trace ID id.
+func preemptReason(id int64) policies.Reason {
+	return policies.BecauseValue("make room for higher-class job", float64(id))
 }
