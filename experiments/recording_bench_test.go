@@ -92,4 +92,3 @@ func replayBench(b *testing.B, c Config, w *traces.Workload, r *recorder) int64 
 	}
 	return res.Stats.Starts
 }
-
