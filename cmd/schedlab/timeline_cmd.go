@@ -13,11 +13,12 @@ import (
 	"github.com/schedlab/schedlab/experiments"
 	"github.com/schedlab/schedlab/experiments/timeline"
 	"github.com/schedlab/schedlab/internal/safefs"
+	"github.com/schedlab/schedlab/report"
 	"github.com/schedlab/schedlab/traces"
 )
 
 func newTimelineCmd() *cobra.Command {
-	var out string
+	var out, gantt, queues string
 	var from, to float64
 	cmd := &cobra.Command{
 		Use:   "timeline RUN_DIR",
@@ -32,7 +33,12 @@ trace has the engine's own counters in RUN_DIR/trace.json instead).
 
 --from and --to (seconds on the trace's clock) keep the attempts whose wait or run overlaps that
 window; a large run's whole trace can be bigger than a browser opens. The file (default
-RUN_DIR/timeline.json) is written whole or not at all.`,
+RUN_DIR/timeline.json) is written whole or not at all.
+
+--gantt FILE also draws the window's schedule (a row per machine task slot, or pool slot in
+pooled mode; bars coloured by queue; preemptions crossed) and --queues FILE the tasks each queue
+had waiting over the window; the format follows FILE's extension (.svg, .png, .pdf). A Gantt of
+more than 200 slots asks for a shorter window.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			dir := args[0]
@@ -52,10 +58,31 @@ RUN_DIR/timeline.json) is written whole or not at all.`,
 				return err
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "wrote %s (open it in ui.perfetto.dev or chrome://tracing)\n", out)
+			for _, fig := range []struct {
+				path string
+				make func() (*report.Figure, error)
+			}{
+				{gantt, func() (*report.Figure, error) { return timeline.Gantt(tasks, win) }},
+				{queues, func() (*report.Figure, error) { return timeline.QueueLengths(tasks, win, 200) }},
+			} {
+				if fig.path == "" {
+					continue
+				}
+				f, err := fig.make()
+				if err != nil {
+					return err
+				}
+				if err := f.Render(fig.path); err != nil {
+					return err
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "wrote %s\n", fig.path)
+			}
 			return nil
 		},
 	}
 	cmd.Flags().StringVarP(&out, "out", "o", "", "output file (default RUN_DIR/timeline.json)")
+	cmd.Flags().StringVar(&gantt, "gantt", "", "also draw the window's Gantt figure into this file (.svg, .png, .pdf)")
+	cmd.Flags().StringVar(&queues, "queues", "", "also draw the tasks waiting per queue over the window into this file")
 	cmd.Flags().Float64Var(&from, "from", 0, "window start, seconds on the trace's clock")
 	cmd.Flags().Float64Var(&to, "to", 0, "window end, seconds on the trace's clock (0: the end of the run)")
 	return cmd

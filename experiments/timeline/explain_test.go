@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"flag"
+	"io"
 	"os"
 	"path/filepath"
 	"testing"
@@ -82,5 +83,45 @@ func TestExplainGolden(t *testing.T) {
 	}
 	if err := timeline.Validate(&tr); err != nil {
 		t.Error(err)
+	}
+}
+
+// TestFiguresGolden draws the scenario's Gantt figure and waiting-task series as SVG.
+func TestFiguresGolden(t *testing.T) {
+	tasks := filepath.Join(explainScenario(t), timeline.TasksFile)
+	g, err := timeline.Gantt(tasks, timeline.Window{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, err := timeline.QueueLengths(tasks, timeline.Window{}, 61)
+	if err != nil {
+		t.Fatal(err)
+	}
+	win, err := timeline.Gantt(tasks, timeline.Window{From: 20 * traces.Second, To: 45 * traces.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(win.Bars) >= len(g.Bars) || len(g.Categories) != 4 {
+		t.Errorf("window kept %d of %d bars; %d rows (want 2 machines × 2 slots)", len(win.Bars), len(g.Bars), len(g.Categories))
+	}
+	for name, f := range map[string]interface {
+		Encode(w io.Writer, format string) error
+	}{"gantt": g, "queue-lengths": q, "gantt-window": win} {
+		var buf bytes.Buffer
+		if err := f.Encode(&buf, "svg"); err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join("testdata", name+".svg")
+		if updateExplain != nil && updateExplain.Value.String() == "true" {
+			os.WriteFile(path, buf.Bytes(), 0o644)
+		}
+		want, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(buf.Bytes(), want) {
+			os.WriteFile(path+".got", buf.Bytes(), 0o644)
+			t.Errorf("%s differs from its golden file (see %s.got; -update after checking)", path, path)
+		}
 	}
 }
