@@ -87,3 +87,15 @@ func (p *Plan) PreemptReason(i int) Reason {
 	}
 	return Reason{}
 }
+
+// Explainer is an optional ability of a View: whether the run records why each decision was
+// made. Policies ask through Explains and skip building reasons when it does not.
+type Explainer interface {
+	Explains() bool
+}
+
+// Explains reports whether v's run records the reasons of decisions.
+func Explains(v View) bool {
+	e, ok := v.(Explainer)
+	return ok && e.Explains()
+}

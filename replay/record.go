@@ -195,3 +195,8 @@ func newRecording(r Recorder) *recording {
 	rec.calls, _ = r.(CallRecorder)
 	return rec
 }
+
+var _ policies.Explainer = (*Engine)(nil)
+
+// Explains implements policies.Explainer: reasons are wanted when the run is recorded.
+func (e *Engine) Explains() bool { return e.rec != nil }

@@ -124,3 +124,18 @@ func TestRecorderSeesEveryAttempt(t *testing.T) {
 		})
 	}
 }
+
+// TestExplainsOnlyWhenRecording: policies are asked for reasons only in a recorded run.
+func TestExplainsOnlyWhenRecording(t *testing.T) {
+	w := &traces.Workload{Dims: []string{"cpu"}, Cluster: traces.Uniform(1, traces.VecOf(1), 0),
+		Jobs: []traces.Job{{ID: 1, Stages: []traces.Stage{{Name: "a", Tasks: 1, Demand: traces.VecOf(1), Duration: 1, Estimate: 1}}}}}
+	for _, rec := range []Recorder{nil, &attemptLog{}} {
+		e, err := New(w, urgent{}, Config{Recorder: rec})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := policies.Explains(e); got != (rec != nil) {
+			t.Errorf("recorder %v: Explains %v", rec, got)
+		}
+	}
+}

@@ -16,8 +16,9 @@ type Filler struct {
 	taken   map[stageKey]int32            // tasks started per stage in this plan
 	planned map[policies.JobID]traces.Vec // resources started per job in this plan
 	// Why, when set, explains the starts of the job at position pos of Fill's order.
-	Why func(j policies.JobID, pos int) policies.Reason
-	pos int // position of the job Start serves in Fill's order
+	Why     func(j policies.JobID, pos int) policies.Reason
+	pos     int  // position of the job Start serves in Fill's order
+	explain bool // the run records reasons (policies.Explains)
 }
 
 type stageKey struct {
@@ -32,6 +33,7 @@ func (f *Filler) Reset(v policies.View) {
 		f.free = make([]traces.Vec, n)
 	}
 	f.free = f.free[:n]
+	f.explain = policies.Explains(v)
 	for m := range f.free {
 		f.free[m] = v.Free(m)
 	}
@@ -77,11 +79,11 @@ func (f *Filler) Start(v policies.View, p *policies.Plan, j policies.JobID, limi
 					continue
 				}
 			}
-			var why policies.Reason
-			if f.Why != nil {
-				why = f.Why(j, f.pos)
+			if f.explain && f.Why != nil {
+				p.StartBecause(policies.Start{Job: j, Stage: s, Machine: int32(m), Count: 1}, f.Why(j, f.pos))
+			} else {
+				p.Starts = append(p.Starts, policies.Start{Job: j, Stage: s, Machine: int32(m), Count: 1})
 			}
-			p.StartBecause(policies.Start{Job: j, Stage: s, Machine: int32(m), Count: 1}, why)
 		}
 	}
 	return started
