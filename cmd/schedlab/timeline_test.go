@@ -37,6 +37,18 @@ func TestRecordTimelineExplain(t *testing.T) {
 		}
 		fh.Close()
 	}
+	if _, errOut, code := runCLI(t, "explain", dir, "--job", "999999"); code != 2 || !strings.Contains(errOut, "no such job 999999") {
+		t.Errorf("explain of an unknown job: exit %d, %q", code, errOut)
+	}
+	bad := filepath.Join(t.TempDir(), "bad")
+	os.MkdirAll(bad, 0o755)
+	os.WriteFile(filepath.Join(bad, timeline.TasksFile), []byte("PAR1 not really"), 0o644)
+	if _, errOut, code := runCLI(t, "timeline", bad); code != 1 || !strings.Contains(errOut, filepath.Join(bad, timeline.TasksFile)) {
+		t.Errorf("timeline of a broken tasks.parquet: exit %d, %q; want 1 naming the file", code, errOut)
+	}
+	if _, err := os.Stat(filepath.Join(bad, "timeline.json")); err == nil {
+		t.Error("a failed timeline left its output behind")
+	}
 	out, errOut, code = runCLI(t, "explain", dir, "--job", "3", "--limit", "3")
 	if code != 0 || !strings.Contains(out, "job 3 (index 3") || !strings.Contains(out, "started because: lowest dominant share") {
 		t.Fatalf("explain: exit %d:\n%s%s", code, out, errOut)

@@ -20,6 +20,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
+	"github.com/schedlab/schedlab/internal/safefs"
 	"github.com/schedlab/schedlab/traces"
 )
 
@@ -201,8 +202,17 @@ func (w *Writer) Close() error {
 var ErrNotTasks = errors.New("not a schedlab tasks.parquet")
 
 // Scan reads tasks.parquet at path, calling fn with each row in file order (the Row is reused)
-// after returning its Meta to start. It reads one row group at a time.
+// after returning its Meta to start. It reads one row group at a time. A corrupt file is an
+// error naming path, never a panic (the Parquet reader panics on some damage).
 func Scan(path string, start func(Meta) error, fn func(*Row) error) error {
+	err := safefs.Recover(func() error { return scan(path, start, fn) })
+	if err != nil && !strings.HasPrefix(err.Error(), path) {
+		err = fmt.Errorf("%s: %w", path, err)
+	}
+	return err
+}
+
+func scan(path string, start func(Meta) error, fn func(*Row) error) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return err

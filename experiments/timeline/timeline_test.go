@@ -26,7 +26,7 @@ func sampleRows() []Row {
 	}
 }
 
-func writeTasks(t *testing.T, meta Meta, rows []Row) string {
+func writeTasks(t testing.TB, meta Meta, rows []Row) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), TasksFile)
 	f, err := os.Create(path)
