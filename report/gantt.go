@@ -102,6 +102,7 @@ type ganttPlotter struct {
 func (g *ganttPlotter) Plot(c draw.Canvas, p *plot.Plot) {
 	tx, ty := p.Transforms(&c)
 	edge := draw.LineStyle{Color: color.White, Width: vg.Points(0.3)}
+	outline := ty(ganttHeight)-ty(0) >= vg.Points(4) // thin rows: outlines would hide the colours
 	for _, b := range g.bars {
 		x0, x1 := tx(b.Start), tx(b.End)
 		if x1-x0 < vg.Points(0.3) {
@@ -110,7 +111,9 @@ func (g *ganttPlotter) Plot(c draw.Canvas, p *plot.Plot) {
 		y0, y1 := ty(float64(b.Row)-ganttHeight/2), ty(float64(b.Row)+ganttHeight/2)
 		pts := []vg.Point{{X: x0, Y: y0}, {X: x1, Y: y0}, {X: x1, Y: y1}, {X: x0, Y: y1}}
 		c.FillPolygon(g.st.Color(b.Group), c.ClipPolygonXY(pts))
-		c.StrokeLines(edge, c.ClipLinesXY(append(pts, pts[0]))...)
+		if outline {
+			c.StrokeLines(edge, c.ClipLinesXY(append(pts, pts[0]))...)
+		}
 	}
 	cross := draw.GlyphStyle{Color: color.Black, Radius: vg.Points(2.2), Shape: draw.CrossGlyph{}}
 	for _, b := range g.bars {
