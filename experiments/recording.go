@@ -169,6 +169,12 @@ func (r *recorder) engineRecorder() replay.Recorder {
 
 type callRecorder struct{ *recorder }
 
+// Started implements replay.StartRecorder: the trace gives the attempt its slot.
+func (r callRecorder) Started(a *replay.Attempt) {
+	r.row = timeline.Row{Job: a.Job, Queue: r.w.Jobs[a.Job].Queue, Stage: a.Stage, Task: a.Task, Machine: a.Machine, Start: a.Start}
+	r.trace.Begin(&r.row)
+}
+
 // Call implements replay.CallRecorder.
 func (r callRecorder) Call(c *replay.CallInfo) {
 	for i := range r.free {

@@ -641,7 +641,7 @@ func (e *Engine) start(i int, s policies.Start) error {
 		st.started[task] = e.now
 		st.attempt[task]++
 		if e.rec != nil {
-			e.recStart(jr, st, task, i)
+			e.recStart(int32(s.Job), s.Stage, task, i)
 		}
 		if soft {
 			// The duration depends on where the whole plan puts the job: settled after its

@@ -57,6 +57,13 @@ type Recorder interface {
 	Attempt(a *Attempt)
 }
 
+// StartRecorder is a Recorder that is also told when each attempt starts: Job, Stage, Task,
+// Machine, Ready and Start are set (Why too); the rest is known when it ends.
+type StartRecorder interface {
+	Recorder
+	Started(a *Attempt)
+}
+
 // CallRecorder is a Recorder that also receives every scheduling call.
 type CallRecorder interface {
 	Recorder
@@ -74,7 +81,8 @@ type stageRec struct {
 
 type recording struct {
 	r       Recorder
-	calls   CallRecorder // nil unless r is one
+	calls   CallRecorder  // nil unless r is one
+	starts  StartRecorder // nil unless r is one
 	a       Attempt
 	c       CallInfo
 	nRun    int64 // tasks running
@@ -99,7 +107,9 @@ func (e *Engine) recUnlock(jr *jobRT, s int32) {
 }
 
 // recStart notes task's start by plan start i.
-func (e *Engine) recStart(jr *jobRT, st *stageRT, task int32, i int) {
+func (e *Engine) recStart(job, stage, task int32, i int) {
+	jr := &e.jobs[job]
+	st := &jr.stages[stage]
 	if st.rec == nil {
 		st.rec = &stageRec{unlocked: e.stageReady(jr, st)}
 	}
@@ -109,6 +119,15 @@ func (e *Engine) recStart(jr *jobRT, st *stageRT, task int32, i int) {
 	st.rec.why[task] = e.plan.StartReason(i)
 	e.rec.nRun++
 	e.rec.pending--
+	if e.rec.starts != nil {
+		a := &e.rec.a
+		*a = Attempt{Job: job, Stage: stage, Task: task, Machine: st.machine[task], Start: e.now, Why: st.rec.why[task]}
+		a.Ready = e.stageReady(jr, st)
+		if st.rec.requeued != nil && st.rec.requeued[task] {
+			a.Ready = st.rec.ready[task]
+		}
+		e.rec.starts.Started(a)
+	}
 }
 
 // recEnd emits the attempt of task that ends now with the outcome.
@@ -193,6 +212,7 @@ func (e *Engine) recPreempt(i int, p policies.TaskRef) {
 func newRecording(r Recorder) *recording {
 	rec := &recording{r: r}
 	rec.calls, _ = r.(CallRecorder)
+	rec.starts, _ = r.(StartRecorder)
 	return rec
 }
 

@@ -139,3 +139,36 @@ func TestExplainsOnlyWhenRecording(t *testing.T) {
 		}
 	}
 }
+
+type startLog struct {
+	attemptLog
+	starts []string
+}
+
+func (l *startLog) Started(a *Attempt) {
+	l.starts = append(l.starts, fmt.Sprintf("job=%d stage=%d task=%d ready=%d start=%d why=%q", a.Job, a.Stage, a.Task, a.Ready, a.Start, a.Why.String()))
+}
+
+// TestStartRecorderSeesEachStart: a StartRecorder is told of every start, with the attempt's
+// readiness and reason, before the attempt ends.
+func TestStartRecorderSeesEachStart(t *testing.T) {
+	w := &traces.Workload{Dims: []string{"cpu"}, Cluster: traces.Uniform(1, traces.VecOf(1), 0),
+		Jobs: []traces.Job{{ID: 1, Stages: []traces.Stage{
+			{Name: "a", Tasks: 2, Demand: traces.VecOf(1), Duration: 5, Estimate: 5},
+			{Name: "b", Tasks: 1, Demand: traces.VecOf(1), Duration: 5, Estimate: 5, Parents: []int32{0}},
+		}}}}
+	log := &startLog{}
+	e, err := New(w, urgent{}, Config{Recorder: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Run(); err != nil {
+		t.Fatal(err)
+	}
+	want := `job=0 stage=0 task=0 ready=0 start=0 why="greedy 1"
+job=0 stage=0 task=1 ready=0 start=5 why="greedy 1"
+job=0 stage=1 task=0 ready=10 start=10 why="greedy 1"`
+	if got := strings.Join(log.starts, "\n"); got != want || len(log.rows) != 3 {
+		t.Errorf("starts:\n%s\nwant:\n%s\n(%d attempts)", got, want, len(log.rows))
+	}
+}

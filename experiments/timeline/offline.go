@@ -33,8 +33,35 @@ func FromTasks(tasksPath string, out io.Writer, win Window) error {
 		return err
 	}
 	t := NewTrace(out, meta)
+	// Begin and end the attempts in time order, ends first at equal times, so that each takes
+	// the lowest slot free when it starts, as in a live recording.
+	type edge struct {
+		t   traces.Time
+		end bool
+		r   *Row
+	}
+	edges := make([]edge, 0, 2*len(rows))
 	for i := range rows {
-		t.Attempt(&rows[i])
+		edges = append(edges, edge{rows[i].Start, false, &rows[i]}, edge{rows[i].End, true, &rows[i]})
+	}
+	slices.SortStableFunc(edges, func(a, b edge) int {
+		if c := cmp.Compare(a.t, b.t); c != 0 {
+			return c
+		}
+		if a.end != b.end {
+			if a.end {
+				return -1
+			}
+			return 1
+		}
+		return 0
+	})
+	for _, e := range edges {
+		if e.end {
+			t.Attempt(e.r)
+		} else {
+			t.Begin(e.r)
+		}
 	}
 	type change struct {
 		t                traces.Time

@@ -157,6 +157,8 @@ func TestValidateCatchesEachRule(t *testing.T) {
 		{"fractional ts", `{"name":"x","ph":"i","ts":1.5,"pid":1,"tid":1}`, "ts must be"},
 		{"negative ts", `{"name":"x","ph":"i","ts":-1,"pid":1,"tid":1}`, "ts must be"},
 		{"X without dur", `{"name":"x","ph":"X","ts":1,"pid":1,"tid":1}`, "dur"},
+		{"X overlap", `{"name":"x","ph":"X","ts":1,"dur":5,"pid":1,"tid":1},{"name":"y","ph":"X","ts":3,"dur":5,"pid":1,"tid":1}`, "overlap on pid 1 tid 1"},
+		{"X nested and after", `{"name":"x","ph":"X","ts":1,"dur":5,"pid":1,"tid":1},{"name":"y","ph":"X","ts":2,"dur":2,"pid":1,"tid":1},{"name":"z","ph":"X","ts":6,"dur":1,"pid":1,"tid":1}`, ""},
 		{"E before B", `{"name":"x","ph":"B","ts":5,"pid":1,"tid":1},{"name":"x","ph":"E","ts":4,"pid":1,"tid":1}`, "matching earlier begin"},
 		{"B never ends", `{"name":"x","ph":"B","ts":5,"pid":1,"tid":1}`, "never end"},
 		{"async without id", `{"name":"x","cat":"c","ph":"b","ts":5,"pid":1,"tid":1}`, "cat and id"},

@@ -16,9 +16,10 @@ const TraceFile = "trace.json"
 // chrome://tracing open, one event a line as events happen:
 //
 //   - one process per machine, or per queue in pooled mode, named by metadata events (ph "M");
-//   - each task attempt a nestable async slice (ph "b" then "e", same cat and id) on its
-//     machine's or queue's process, so that tasks running side by side get rows of their own;
-//     its args carry job, queue, outcome and the policy's reasons;
+//   - each task attempt a complete event (ph "X", ts and dur) on its machine's or queue's
+//     process, on the thread of the lowest task slot free when it started ("slot 1", "slot
+//     2", ...: lanes.go), so slices never overlap on a thread; its args carry job, queue, wait,
+//     outcome and the policy's reasons (cat: the queue);
 //   - a preemption an instant event (ph "i", thread scope) at its end;
 //   - on the "scheduler" process, counters (ph "C") of free capacity per dimension and of
 //     pending and running tasks, written when they change, and an instant event for each
@@ -31,8 +32,9 @@ type Trace struct {
 	pooled  bool
 	queueOf map[string]int
 	first   bool
-	id      int64
-	last    []float64 // the counters last written: free per dimension, pending, running
+	lanes   map[int]*lanes     // by pid
+	running map[attemptKey]int // lane of each begun attempt
+	last    []float64          // the counters last written: free per dimension, pending, running
 	wrote   bool
 	buf     []byte
 	err     error
@@ -46,7 +48,8 @@ const (
 
 // NewTrace starts a trace on w and names its processes.
 func NewTrace(w io.Writer, meta Meta) *Trace {
-	t := &Trace{w: bufio.NewWriterSize(w, 1<<16), meta: meta, pooled: meta.Pooled, first: true, queueOf: map[string]int{}}
+	t := &Trace{w: bufio.NewWriterSize(w, 1<<16), meta: meta, pooled: meta.Pooled, first: true, queueOf: map[string]int{},
+		lanes: map[int]*lanes{}, running: map[attemptKey]int{}}
 	t.raw(`{"displayTimeUnit":"ms","traceEvents":[` + "\n")
 	t.name(schedulerPID, "scheduler", 0)
 	if t.pooled {
@@ -100,70 +103,55 @@ func (t *Trace) track(r *Row) int {
 	return trackBase + int(r.Machine)
 }
 
-// Attempt writes a task attempt's slice (and its preemption). It formats with strconv appends,
-// not fmt: a recorded run writes two events per attempt.
+// Attempt writes a task attempt's slice when it ends (and its preemption's instant), on the
+// lane Begin gave it. It formats with strconv appends, not fmt: a recorded run writes an event
+// per attempt.
 func (t *Trace) Attempt(r *Row) {
-	pid := int64(t.track(r))
-	t.id++
-	b := t.buf[:0]
-	name := func(b []byte) []byte {
-		b = append(b, `{"name":"job `...)
-		b = strconv.AppendInt(b, r.JobID, 10)
-		b = append(b, " s"...)
-		b = strconv.AppendInt(b, int64(r.Stage), 10)
-		b = append(b, " t"...)
-		b = strconv.AppendInt(b, int64(r.Task), 10)
-		b = append(b, `","cat":`...)
-		return strconv.AppendQuote(b, r.Queue)
-	}
-	head := func(b []byte, ph string, ts traces.Time) []byte {
-		b = append(name(b), `,"ph":"`...)
-		b = append(b, ph...)
-		b = append(b, `","id":`...)
-		b = strconv.AppendInt(b, t.id, 10)
-		b = append(b, `,"ts":`...)
-		b = strconv.AppendInt(b, int64(ts), 10)
-		b = append(b, `,"pid":`...)
-		b = strconv.AppendInt(b, pid, 10)
-		b = append(b, `,"tid":`...)
-		b = strconv.AppendInt(b, pid, 10)
-		return append(b, `,"args":{`...)
-	}
-	kv := func(b []byte, k string, v int64) []byte {
-		b = append(b, '"')
-		b = append(b, k...)
-		b = append(b, `":`...)
-		return strconv.AppendInt(b, v, 10)
-	}
-	b = head(b, "b", r.Start)
-	b = kv(b, "job", r.JobID)
-	b = append(kv(append(b, ','), "job_index", int64(r.Job)), `,"queue":`...)
+	pid := t.track(r)
+	tid := int64(t.release(pid, r) + 1)
+	b := append(t.buf[:0], `{"name":"job `...)
+	b = strconv.AppendInt(b, r.JobID, 10)
+	b = append(b, " s"...)
+	b = strconv.AppendInt(b, int64(r.Stage), 10)
+	b = append(b, " t"...)
+	b = strconv.AppendInt(b, int64(r.Task), 10)
+	b = append(b, `","cat":`...)
 	b = strconv.AppendQuote(b, r.Queue)
-	b = kv(append(b, ','), "stage", int64(r.Stage))
-	b = kv(append(b, ','), "task", int64(r.Task))
-	b = kv(append(b, ','), "machine", int64(r.Machine))
+	b = append(b, `,"ph":"X","ts":`...)
+	b = strconv.AppendInt(b, int64(r.Start), 10)
+	b = append(b, `,"dur":`...)
+	b = strconv.AppendInt(b, int64(r.End-r.Start), 10)
+	b = append(b, `,"pid":`...)
+	b = strconv.AppendInt(b, int64(pid), 10)
+	b = append(b, `,"tid":`...)
+	b = strconv.AppendInt(b, tid, 10)
+	b = append(b, `,"args":{"job":`...)
+	b = strconv.AppendInt(b, r.JobID, 10)
+	b = append(b, `,"job_index":`...)
+	b = strconv.AppendInt(b, int64(r.Job), 10)
+	b = append(b, `,"queue":`...)
+	b = strconv.AppendQuote(b, r.Queue)
+	b = append(b, `,"machine":`...)
+	b = strconv.AppendInt(b, int64(r.Machine), 10)
 	b = append(b, `,"ready_s":`...)
 	b = appendSec(b, r.Ready)
 	b = append(b, `,"wait_s":`...)
 	b = appendSec(b, r.Start-r.Ready)
-	b = append(b, `,"reason":`...)
-	b = strconv.AppendQuote(b, r.Reason)
-	b = append(b, "}}"...)
-	t.event(b)
-	b = head(b[:0], "e", r.End)
-	b = append(b, `"outcome":`...)
+	b = append(b, `,"outcome":`...)
 	b = strconv.AppendQuote(b, r.Outcome)
 	b = append(b, `,"slowed":`...)
 	b = strconv.AppendBool(b, r.Slowed)
 	b = append(b, `,"work_lost_s":`...)
 	b = appendSec(b, r.WorkLost)
+	b = append(b, `,"reason":`...)
+	b = strconv.AppendQuote(b, r.Reason)
 	b = append(b, `,"end_reason":`...)
 	b = strconv.AppendQuote(b, r.EndWhy)
 	b = append(b, "}}"...)
 	t.event(b)
 	if r.Outcome == "preempted" || r.Outcome == "killed" {
 		b = fmt.Appendf(b[:0], `{"name":%s,"ph":"i","s":"t","ts":%d,"pid":%d,"tid":%d,"args":{"job":%d,"reason":%s}}`,
-			strconv.Quote(r.Outcome+" job "+strconv.FormatInt(r.JobID, 10)), r.End, pid, pid, r.JobID, strconv.Quote(r.EndWhy))
+			strconv.Quote(r.Outcome+" job "+strconv.FormatInt(r.JobID, 10)), r.End, pid, tid, r.JobID, strconv.Quote(r.EndWhy))
 		t.event(b)
 	}
 	t.buf = b

@@ -1,17 +1,20 @@
 package timeline
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
 	"math"
+	"slices"
 )
 
 // Validate checks a trace against the Chrome trace-event format (the "Trace Event Format"
 // document that chrome://tracing and Perfetto's JSON importer follow) as far as schedlab's traces
 // use it: a JSON object whose traceEvents array holds events with a known phase; every event has
 // integer pid and tid and, except metadata, a name and a non-negative timestamp in microseconds;
-// complete events (X) a non-negative dur; duration events (B/E) match per thread and nest; async
+// complete events (X) a non-negative dur, and those of one thread nest or follow each other
+// (never overlap partly, which viewers cannot draw); duration events (B/E) match per thread and nest; async
 // events (b/e) carry cat and id and every begin has a later end of the same cat, id and pid;
 // instant events (i/I) a scope of g, p or t when given; counters (C) numeric args; metadata (M) a
 // known name and an args object. It returns the first violation, naming the event's index.
@@ -32,6 +35,7 @@ func Validate(r io.Reader) error {
 	type thread struct{ pid, tid int64 }
 	open := map[key]float64{}
 	stacks := map[thread][]float64{}
+	complete := map[thread][][2]float64{}
 	for i, ev := range doc.TraceEvents {
 		bad := func(format string, a ...any) error {
 			return fmt.Errorf("trace: event %d (%v): %s", i, ev["ph"], fmt.Sprintf(format, a...))
@@ -59,9 +63,12 @@ func Validate(r io.Reader) error {
 		}
 		switch ph {
 		case "X":
-			if d, ok := ev["dur"].(float64); !ok || d < 0 {
+			d, ok := ev["dur"].(float64)
+			if !ok || d < 0 {
 				return bad("complete event without a non-negative dur")
 			}
+			th := thread{pid, tid}
+			complete[th] = append(complete[th], [2]float64{ts, ts + d})
 		case "B":
 			th := thread{pid, tid}
 			stacks[th] = append(stacks[th], ts)
@@ -117,6 +124,20 @@ func Validate(r io.Reader) error {
 			}
 		default:
 			return bad("unknown phase %q", ph)
+		}
+	}
+	for th, spans := range complete {
+		slices.SortFunc(spans, func(a, b [2]float64) int { return cmp.Or(cmp.Compare(a[0], b[0]), cmp.Compare(b[1], a[1])) })
+		var stack [][2]float64
+		for _, s := range spans {
+			for len(stack) > 0 && stack[len(stack)-1][1] <= s[0] {
+				stack = stack[:len(stack)-1]
+			}
+			if len(stack) > 0 && s[1] > stack[len(stack)-1][1] {
+				top := stack[len(stack)-1]
+				return fmt.Errorf("trace: complete events [%g, %g] and [%g, %g] µs overlap on pid %d tid %d", top[0], top[1], s[0], s[1], th.pid, th.tid)
+			}
+			stack = append(stack, s)
 		}
 	}
 	for k := range open {
