@@ -69,6 +69,8 @@ var baseKeys = []Key{
 	{"engine.duration_model", "none", "durations decided when a task starts: none, contention (× 1 + slope × co-located load share) or decima (decima-sim's rule, executors the job holds)"},
 	{"engine.contention_slope", 0.0, "contention model: duration × (1 + slope × load share of the task's machine, of the cluster when pooled)"},
 	{"metrics.usage_window_s", 60.0, "window for the per-queue resource-usage series; 0 disables it"},
+	{"metrics.tasks", false, "record every task attempt in tasks.parquet (also run --record tasks)"},
+	{"metrics.trace", false, "record a Chrome trace-event file trace.json for Perfetto (also run --record trace)"},
 	{"predict.name", "", "online runtime predictor that sets estimates at submission and learns from completions: oracle, noisy or jvupredict; empty keeps the workload's estimates"},
 	{"predict.features", []string{}, "JVuPredict primary features in tie-break order (job, ljob, user); empty = all"},
 	{"predict.estimators", []string{}, "JVuPredict estimators in tie-break order (average, median, rolling, recent); empty = all"},
@@ -171,6 +173,7 @@ type EngineConfig struct {
 // MetricsConfig configures result metrics.
 type MetricsConfig struct {
 	UsageWindowS float64
+	Tasks, Trace bool // record tasks.parquet, trace.json (recording.go)
 }
 
 // ErrConfig is wrapped by every configuration error; the CLI exits with status 2 on it.
@@ -463,6 +466,8 @@ func Resolve(v *viper.Viper) (Config, error) {
 		err = resolveMechanics(v, &c.Engine.Mechanics)
 	}
 	get("metrics.usage_window_s", seconds(&c.Metrics.UsageWindowS))
+	get("metrics.tasks", boolean(&c.Metrics.Tasks))
+	get("metrics.trace", boolean(&c.Metrics.Trace))
 	get("predict.name", str(&c.Predict.Name))
 	get("predict.features", strList(&c.Predict.Features))
 	get("predict.estimators", strList(&c.Predict.Estimators))
@@ -575,7 +580,7 @@ func (c Config) Map() map[string]any {
 			"preempt_keeps_work": c.Engine.PreemptKeepsWork, "horizon_s": c.Engine.HorizonS,
 			"oracle": c.Engine.Oracle,
 		})),
-		"metrics": map[string]any{"usage_window_s": c.Metrics.UsageWindowS},
+		"metrics": recordingKeys(map[string]any{"usage_window_s": c.Metrics.UsageWindowS}, c.Metrics),
 		"predict": map[string]any{
 			"name": c.Predict.Name, "features": nonNil(c.Predict.Features), "estimators": nonNil(c.Predict.Estimators),
 			"secondary": c.Predict.Secondary, "median_filter": c.Predict.MedianFilter,

@@ -22,10 +22,16 @@ const (
 	KindStacked = "stacked"
 	KindScatter = "scatter"
 	KindTable   = "table"
+	// KindGantt draws one cell's schedule from its tasks.parquet (y: tasks; the spec's base
+	// must set metrics.tasks: true).
+	KindGantt = "gantt"
 )
 
+// TasksMetric is a gantt figure's y: the cell's recorded task attempts.
+const TasksMetric = "tasks"
+
 // FigureKinds lists the valid figure kinds.
-var FigureKinds = []string{KindLine, KindBars, KindBox, KindCDF, KindCCDF, KindStacked, KindScatter, KindTable}
+var FigureKinds = []string{KindLine, KindBars, KindBox, KindCDF, KindCCDF, KindStacked, KindScatter, KindTable, KindGantt}
 
 // JobMetricPrefix marks a per-job column of jobs.parquet used as a figure's y ("job.jct_s").
 const JobMetricPrefix = "job."
@@ -182,7 +188,10 @@ func (p *specParser) figures(s *Spec, n *yaml.Node) {
 				}
 			}
 		}
-		usage := fig.IsUsage()
+		if (fig.Kind == KindGantt) != (len(fig.Y) == 1 && fig.Y[0] == TasksMetric) {
+			p.errf(yn, "%s.y: y %s goes with kind %s, and a %s figure's y is %s", what, TasksMetric, KindGantt, KindGantt, TasksMetric)
+		}
+		usage := fig.IsUsage() || fig.Kind == KindGantt
 		if usage {
 			for _, k := range []string{"x", "series"} {
 				if f[k] != nil {
@@ -248,7 +257,7 @@ func (p *specParser) figures(s *Spec, n *yaml.Node) {
 		}
 		if xr := f["x_range"]; xr != nil {
 			if !usage {
-				p.errf(xr, "%s.x_range: only for usage (usage.*) figures", what)
+				p.errf(xr, "%s.x_range: only for usage (usage.*) and gantt figures", what)
 			} else if xr.Kind != yaml.SequenceNode || len(xr.Content) != 2 {
 				p.errf(xr, "%s.x_range: want [from, to] in seconds", what)
 			} else {

@@ -113,6 +113,7 @@ func (o *Outcome) OutputFiles() []string {
 	if o.writesUsage() {
 		files = append(files, UsageFile)
 	}
+	files = append(files, o.recordedFiles()...)
 	if o.Report != nil {
 		for _, t := range o.Report.Tables {
 			files = append(files, t.Name+".parquet")
@@ -140,6 +141,9 @@ func (o *Outcome) WriteOutputs(dir string) error {
 		if err := atomicWrite(filepath.Join(dir, UsageFile), func(f io.Writer) error { return WriteUsage(f, o.Result) }); err != nil {
 			return err
 		}
+	}
+	if err := o.writeRecordings(dir); err != nil {
+		return err
 	}
 	metrics := RunMetrics{Summary: o.Summary}
 	if o.Report != nil {

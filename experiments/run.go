@@ -32,6 +32,8 @@ type Outcome struct {
 	// Nondeterministic says why the result is not a function of the configuration and seed
 	// alone ("" when it is): see Nondeterminist.
 	Nondeterministic string
+	// rec holds the recordings (tasks.parquet, trace.json) until the outputs are written.
+	rec *recorder
 }
 
 // Nondeterminist is an optional ability of a policy: after a run it says whether anything outside
@@ -166,22 +168,34 @@ func runHashed(c Config, w *traces.Workload, hash string, prog *runProgress) (*O
 	}
 	probe := newWaitProbe(w, ec.Cycle)
 	ec.Log = probe.log
+	rec, err := newRecorder(c, w)
+	if err != nil {
+		return nil, err
+	}
+	if rec != nil {
+		ec.Recorder = rec.engineRecorder()
+	}
 	var engineP policies.Policy
 	ec.DecisionTime, engineP = decisionTimer(c, p)
 	e, err := replay.New(w, prog.track(engineP), ec)
 	if err != nil {
+		rec.release()
 		return nil, err
 	}
 	begin := time.Now()
 	res, err := e.Run()
 	wall := time.Since(begin).Seconds()
+	if err == nil && rec != nil {
+		err = rec.finish()
+	}
 	if err != nil {
+		rec.release()
 		if n, ok := p.(failureNoter); ok {
 			err = n.NoteFailure(err)
 		}
 		return nil, fmt.Errorf("%w (seed %d)", err, c.Seed)
 	}
-	o := &Outcome{Config: c, Workload: w, WorkloadHash: hash, Result: res, Summary: replay.Summarize(res), Waits: probe.finish(res.End)}
+	o := &Outcome{Config: c, Workload: w, WorkloadHash: hash, Result: res, Summary: replay.Summarize(res), Waits: probe.finish(res.End), rec: rec}
 	if o.Report, err = policyReport(p, w.Dims); err != nil {
 		return nil, fmt.Errorf("%w (seed %d)", err, c.Seed)
 	}

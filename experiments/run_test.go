@@ -14,7 +14,7 @@ import (
 	"github.com/schedlab/schedlab/traces"
 )
 
-func resolve(t *testing.T, sets ...string) Config {
+func resolve(t testing.TB, sets ...string) Config {
 	t.Helper()
 	v := NewViper()
 	if err := ApplySet(v, sets); err != nil {

@@ -41,15 +41,22 @@ type TaskRef struct {
 
 // Plan is a policy's decision at one scheduling point. Preemptions are applied before starts, but
 // the resources of a preempted task are free only after the configured preemption delay.
+//
+// StartReasons and PreemptReasons, when a policy fills them (StartBecause, PreemptBecause), hold
+// why: entry i explains Starts[i] or Preempts[i]; shorter slices leave the rest unexplained.
 type Plan struct {
-	Starts   []Start
-	Preempts []TaskRef
+	Starts         []Start
+	Preempts       []TaskRef
+	StartReasons   []Reason
+	PreemptReasons []Reason
 }
 
 // Reset empties the plan, keeping its storage.
 func (p *Plan) Reset() {
 	p.Starts = p.Starts[:0]
 	p.Preempts = p.Preempts[:0]
+	p.StartReasons = p.StartReasons[:0]
+	p.PreemptReasons = p.PreemptReasons[:0]
 }
 
 // JobInfo is the static, scheduler-visible description of a job. True task durations are absent:

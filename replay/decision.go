@@ -138,6 +138,9 @@ func (e *Engine) applyHeld() error {
 	if len(e.deferred) > 0 {
 		e.settleDeferred()
 	}
+	if e.rec != nil {
+		e.recCall()
+	}
 	clear(e.dt.finished)
 	return nil
 }

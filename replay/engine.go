@@ -58,6 +58,8 @@ type Config struct {
 	Variance Variance
 	// Durations, when set, decides each task attempt's work when it starts (durations.go).
 	Durations DurationModel
+	// Recorder, when set, receives every task attempt and scheduling call (record.go).
+	Recorder Recorder
 }
 
 // Estimator predicts job runtimes online, as a runtime predictor does in a real cluster: Predict
@@ -141,6 +143,7 @@ type stageRT struct {
 	attempt []uint32
 	worked  []traces.Time // work kept across preemptions (PreemptKeepsWork)
 	slowed  []bool        // soft-constrained jobs: the attempt runs Slowdown times longer
+	rec     *stageRec     // recording only (record.go)
 }
 
 type jobRT struct {
@@ -221,6 +224,7 @@ type Engine struct {
 	mech      map[*stageRT][]taskMech // execution mechanics' per-task state (durations.go)
 	executors executorTable           // duration models: the executors each job holds (durations.go)
 	acct      *conservation           // invariants build: held resource-seconds (invariants_conservation.go)
+	rec       *recording              // nil unless Config.Recorder is set
 }
 
 // Stats counts what the engine did.
@@ -314,6 +318,9 @@ func New(w *traces.Workload, p policies.Policy, cfg Config) (*Engine, error) {
 	if err := e.initYarn(); err != nil {
 		return nil, err
 	}
+	if cfg.Recorder != nil {
+		e.rec = newRecording(cfg.Recorder)
+	}
 	return e, nil
 }
 
@@ -378,6 +385,9 @@ func (e *Engine) Run() (*Result, error) {
 		if err := e.checkConservation(); err != nil {
 			return nil, err
 		}
+	}
+	if e.rec != nil {
+		e.recUnfinished()
 	}
 	return e.result(), nil
 }
@@ -503,6 +513,9 @@ func (e *Engine) arrive(j int32) {
 	if e.y != nil && e.y.slow != nil {
 		e.slowArrive(j)
 	}
+	if e.rec != nil {
+		e.rec.pending += int64(jr.pending)
+	}
 	e.markChanged(j)
 }
 
@@ -542,6 +555,9 @@ func (e *Engine) finish(ev *event) error {
 	jr.running--
 	jr.finished++
 	jr.remEst -= st.info.Estimate
+	if e.rec != nil {
+		e.recEnd(ev.job, ev.stage, ev.task, AttemptFinished, 0, policies.Reason{})
+	}
 	if jr.pl != nil {
 		e.placed(jr.pl, ev.machine, -1)
 	}
@@ -560,6 +576,9 @@ func (e *Engine) finish(ev *event) error {
 			}
 			cs.parentsLeft--
 			if cs.parentsLeft == 0 {
+				if e.rec != nil {
+					e.recUnlock(jr, c)
+				}
 				jr.pending += cs.pending
 				jr.markReady(c)
 				e.stats.Events++
@@ -626,6 +645,9 @@ func (e *Engine) schedule() error {
 	}
 	if len(e.deferred) > 0 {
 		e.settleDeferred()
+	}
+	if e.rec != nil {
+		e.recCall()
 	}
 	return nil
 }
@@ -719,6 +741,9 @@ func (e *Engine) start(i int, s policies.Start) error {
 		if e.rnd != nil {
 			work = e.mechanicsWork(jr, st, int32(s.Job), s.Stage, task, s.Machine, c)
 		}
+		if e.rec != nil {
+			e.recStart(int32(s.Job), s.Stage, task, i)
+		}
 		if soft {
 			// The duration depends on where the whole plan puts the job: settled after its
 			// last start (settleDeferred).
@@ -779,6 +804,9 @@ func (e *Engine) preempt(i int, p policies.TaskRef) error {
 	st.status[p.Task] = taskPending
 	st.attempt[p.Task]++ // its finish event becomes stale
 	slowed := st.slowed != nil && st.slowed[p.Task]
+	if e.rec != nil {
+		e.recPreempt(i, p)
+	}
 	if st.worked != nil {
 		work := st.worked[p.Task]
 		if slowed {

@@ -123,6 +123,9 @@ func (f *Figure) build(st *Style) (*built, error) {
 		vertGrid = false
 	case KindScatter:
 		f.buildScatter(b, st, &xs, &ys)
+	case KindGantt:
+		f.buildGantt(b, st, &xs, &ys)
+		vertGrid = false
 	}
 
 	refs := f.buildRefLines(b, st, &ys)
@@ -162,6 +165,10 @@ func (f *Figure) build(st *Style) (*built, error) {
 	default:
 		p.Y.Min, p.Y.Max = ys.padded(f.LogY)
 	}
+	if f.Kind == KindGantt {
+		p.X.Min, p.X.Max = xs.lo, xs.hi
+		f.ganttAxes(p, st)
+	}
 	if r := f.XRange; r != nil {
 		p.X.Min, p.X.Max = r.Min, r.Max
 	}
@@ -177,7 +184,7 @@ func (f *Figure) build(st *Style) (*built, error) {
 	if f.LogY {
 		p.Y.Scale = logScale{}
 		p.Y.Tick.Marker = logTicks{}
-	} else {
+	} else if f.Kind != KindGantt {
 		p.Y.Tick.Marker = linearTicks{target: 5}
 	}
 	if st.GridColor != nil {

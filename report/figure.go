@@ -35,6 +35,9 @@ const (
 	KindStackedArea
 	// KindScatter draws one marker per (x, y) point.
 	KindScatter
+	// KindGantt draws intervals on rows over time: task attempts on machines or queues
+	// (gantt.go).
+	KindGantt
 )
 
 // String returns the kind's name, e.g. "lines".
@@ -54,6 +57,8 @@ func (k Kind) String() string {
 		return "stacked-area"
 	case KindScatter:
 		return "scatter"
+	case KindGantt:
+		return "gantt"
 	}
 	return fmt.Sprintf("Kind(%d)", int(k))
 }
@@ -219,6 +224,10 @@ type Figure struct {
 	Layers []Layer
 	// Points holds the marker sets of a KindScatter figure.
 	Points []Points
+	// Bars and GanttGroups hold a KindGantt figure's intervals and the names of their colour
+	// groups; its rows are Categories.
+	Bars        []Bar
+	GanttGroups []string
 }
 
 // Label formats an axis label with its unit in brackets, e.g.
@@ -342,6 +351,8 @@ func (f *Figure) Validate() error {
 		return f.validateStacked()
 	case KindScatter:
 		return f.validatePoints()
+	case KindGantt:
+		return f.validateGantt()
 	}
 	return f.figErr("unknown kind %v", f.Kind)
 }

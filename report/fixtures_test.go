@@ -18,7 +18,22 @@ func fixtures() []fixture {
 		{"ccdf", fixtureCCDF},
 		{"stacked", fixtureStacked},
 		{"scatter", fixtureScatter},
+		{"gantt", fixtureGantt},
 	}
+}
+
+// fixtureGantt: three machines, two queues; a batch attempt preempted at t=40 for a prod one.
+func fixtureGantt() *Figure {
+	return NewGantt("fig-gantt", "", Label("Time", "s"), "Machine", []string{"m0", "m1", "m2"}, []string{"prod", "batch"},
+		Bar{Row: 0, Start: 0, End: 40, Group: 1, Marked: true},
+		Bar{Row: 0, Start: 40, End: 70, Group: 0},
+		Bar{Row: 0, Start: 70, End: 120, Group: 1},
+		Bar{Row: 1, Start: 5, End: 60, Group: 1},
+		Bar{Row: 1, Start: 60, End: 90, Group: 0},
+		Bar{Row: 2, Start: 10, End: 20, Group: 0},
+		Bar{Row: 2, Start: 20, End: 20, Group: 0},
+		Bar{Row: 2, Start: 30, End: 110, Group: 1},
+	)
 }
 
 func fixtureLines() *Figure {

@@ -25,7 +25,7 @@ func newRunCmd() *cobra.Command {
 	var (
 		configFile, policy, workload, out, dumpModels string
 		seed                                          int64
-		sets                                          []string
+		sets, record                                  []string
 		quiet                                         bool
 		every                                         time.Duration
 	)
@@ -43,7 +43,9 @@ With --out DIR it writes DIR/jobs.parquet (per-job records), DIR/summary.json (m
 counters, provenance), DIR/config.yaml (the resolved configuration, input files by absolute or data: path; rerun it
 with --config from any directory: relative paths in a --config file are relative to its directory),
 DIR/usage.parquet (per-queue resource usage per metrics.usage_window_s window, when enabled) and
-whatever the policy reports of its own (bpf and nbpf: DIR/admissions.json). DIR appears complete
+whatever the policy reports of its own (bpf and nbpf: DIR/admissions.json). --record tasks adds
+DIR/tasks.parquet (one row per task attempt, with the policy's reasons); --record trace adds
+DIR/trace.json (open it in ui.perfetto.dev; see also schedlab timeline and schedlab explain). DIR appears complete
 or not at all: the files are written into a work directory beside it and renamed into place, and
 what a killed run leaves there is removed by the next run into the same parent directory. An
 existing DIR is replaced as a whole if it is empty or a previous run's output, and refused
@@ -72,6 +74,9 @@ simulated time, scheduling calls and what a solver-backed policy is solving (not
 			if flags.Changed("seed") {
 				v.Set("seed", seed)
 			}
+			if err := applyRecord(v, record); err != nil {
+				return err
+			}
 			if err := experiments.ApplySet(v, sets); err != nil {
 				return err
 			}
@@ -97,6 +102,7 @@ simulated time, scheduling calls and what a solver-backed policy is solving (not
 			if err != nil {
 				return err
 			}
+			defer o.Close()
 			if w := o.Waits.Warning; w != "" {
 				fmt.Fprintln(cmd.ErrOrStderr(), "schedlab: warning: "+w)
 			}
@@ -124,6 +130,7 @@ simulated time, scheduling calls and what a solver-backed policy is solving (not
 	f.BoolVarP(&quiet, "quiet", "q", false, "print nothing on success")
 	f.DurationVar(&every, "progress-interval", experiments.DefaultProgressEvery, "interval of the progress lines a long run prints on stderr")
 	f.StringVar(&dumpModels, "dump-models", "", "directory into which solver-backed policies write every LP/MILP they solve (<name>-<seq>.lp)")
+	f.StringSliceVar(&record, "record", nil, "record inside the run: tasks (DIR/tasks.parquet, every task attempt), trace (DIR/trace.json for Perfetto); comma-separated")
 	addDataFlag(cmd)
 	return cmd
 }

@@ -382,6 +382,9 @@ func (d *data) build(fig *experiments.Figure) (*built, error) {
 	if fig.IsUsage() {
 		return d.buildUsage(fig, rows)
 	}
+	if fig.Kind == experiments.KindGantt {
+		return d.buildGantt(fig, rows)
+	}
 	b := &built{}
 	if len(fig.JobWhere) > 0 {
 		var fs []string

@@ -41,7 +41,7 @@ func TestGanttFigure(t *testing.T) {
 	meta := timeline.Meta{Dims: []string{"cpu"}, Capacity: []float64{2}, Machines: []string{"m0", "m1"}, Queues: []string{"a", "b"}}
 	for _, r := range d.t.Rows {
 		if r.Axes[0] == "fifo" && r.Axes[1] == int64(20) {
-			continue // "missing"
+			continue // the "missing" figure's cells
 		}
 		rows := []timeline.Row{
 			{Queue: "a", Machine: 0, Start: 0, End: 30 * traces.Second, Outcome: "preempted"},

@@ -326,6 +326,7 @@ func runCell(p *Plan, c *Cell, cache, out string) error {
 	if err != nil {
 		return err
 	}
+	defer o.Close() // a recorded cell's temporary files
 	if o.Nondeterministic == "" && nondeterministicForTest != nil {
 		o.Nondeterministic = nondeterministicForTest(c)
 	}

@@ -123,7 +123,8 @@ type core struct {
 	queues   []string
 	qweights []float64
 	epoch    uint64
-	base     int // len(p.Starts) when Schedule was called
+	base     int  // len(p.Starts) when Schedule was called
+	explain  bool // the run records reasons (policies.Explains)
 
 	jobs     []jobRec
 	groups   []group
@@ -165,6 +166,7 @@ func (c *core) schedule(v policies.View, p *policies.Plan) error {
 	}
 	c.epoch++
 	c.base = len(p.Starts)
+	c.explain = policies.Explains(v)
 	if !c.ready {
 		if err := c.setup(v); err != nil {
 			return err
@@ -577,7 +579,11 @@ func (c *core) emit(p *policies.Plan, j policies.JobID, r *jobRec, s int32, m in
 			goto account
 		}
 	}
-	p.Starts = append(p.Starts, policies.Start{Job: j, Stage: s, Machine: int32(m), Count: k})
+	if c.explain {
+		p.StartBecause(policies.Start{Job: j, Stage: s, Machine: int32(m), Count: k}, c.startReason(r))
+	} else {
+		p.Starts = append(p.Starts, policies.Start{Job: j, Stage: s, Machine: int32(m), Count: k})
+	}
 account:
 	c.pl.take(m, d, k)
 	r.addTaken(s, k, c.epoch)

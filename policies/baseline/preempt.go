@@ -157,7 +157,7 @@ func (c *core) preemptFor(v policies.View, p *policies.Plan, j policies.JobID) e
 			var freed traces.Vec
 			for _, vt := range c.victims[:start+i+1] {
 				if vt.Machine == m {
-					p.Preempts = append(p.Preempts, vt.TaskRef)
+					p.PreemptBecause(vt.TaskRef, preemptReason(info.ID))
 					freed = freed.Add(vt.demand)
 				}
 			}

@@ -361,7 +361,7 @@ func (b *BPF) guarantee(v policies.View, p *policies.Plan, q *queue, pool *trace
 		}
 		target = maxVec(minVec(room, b.pendingDemand(v, q)), need)
 	}
-	return b.preemptFor(v, p, target)
+	return b.preemptFor(v, p, target, preemptReason(q))
 }
 
 // pendingDemand is the demand of the pending runnable tasks of q's head job.

@@ -142,6 +142,7 @@ type core struct {
 	inflight bool       // preempted resources not yet released
 
 	arrivalHook func(q *queue, j policies.JobID)
+	explain     bool // the run records reasons (policies.Explains)
 }
 
 func (c *core) errorf(format string, a ...any) error {
@@ -156,6 +157,7 @@ func (c *core) begin(v policies.View, p *policies.Plan) error {
 	}
 	c.epoch++
 	c.base = len(p.Starts)
+	c.explain = policies.Explains(v)
 	c.fresh = c.fresh[:0]
 	if !c.ready {
 		if err := c.setup(v); err != nil {
@@ -478,7 +480,11 @@ func (c *core) emit(p *policies.Plan, q *queue, j policies.JobID, r *jobRec, s i
 			goto account
 		}
 	}
-	p.Starts = append(p.Starts, policies.Start{Job: j, Stage: s, Machine: int32(m), Count: k})
+	if c.explain {
+		p.StartBecause(policies.Start{Job: j, Stage: s, Machine: int32(m), Count: k}, startReason(q))
+	} else {
+		p.Starts = append(p.Starts, policies.Start{Job: j, Stage: s, Machine: int32(m), Count: k})
+	}
 account:
 	use := st.Demand.Scale(int64(k))
 	c.pl.take(m, use)

@@ -27,7 +27,7 @@ type victim struct {
 // reservation keeps them from lower classes, and no further preemption is planned until nothing
 // is in flight (capacity neither free nor held by a running task), so one blocked burst does not
 // preempt repeatedly for the same room.
-func (b *BPF) preemptFor(v policies.View, p *policies.Plan, need traces.Vec) error {
+func (b *BPF) preemptFor(v policies.View, p *policies.Plan, need traces.Vec, why policies.Reason) error {
 	c := &b.c
 	order := append(b.order[:0], b.rejected...)
 	mark := len(order)
@@ -74,7 +74,7 @@ func (b *BPF) preemptFor(v policies.View, p *policies.Plan, need traces.Vec) err
 			}
 			for _, vt := range b.victims[:start+i+1] {
 				if vt.Machine == m {
-					p.Preempts = append(p.Preempts, vt.TaskRef)
+					p.PreemptBecause(vt.TaskRef, why)
 				}
 			}
 			c.inflight = true

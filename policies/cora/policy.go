@@ -36,6 +36,7 @@ type CORA struct {
 	order   []policies.JobID
 	shares  map[policies.JobID]traces.Vec
 	orderSh []*traces.Vec
+	slots   map[policies.JobID]int // planned completion slot, for the starts' reasons
 
 	log    eventLog
 	shadow shadowLog
@@ -62,7 +63,9 @@ func New(o policies.Options) (policies.Policy, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &CORA{cfg: cfg, dump: o.DumpModels, shares: map[policies.JobID]traces.Vec{}}, nil
+	p := &CORA{cfg: cfg, dump: o.DumpModels, shares: map[policies.JobID]traces.Vec{}, slots: map[policies.JobID]int{}}
+	p.fill.Why = p.startReason
+	return p, nil
 }
 
 // Name returns "cora".
@@ -256,9 +259,11 @@ func (p *CORA) install(sl Slotting, prob *Problem, sol *Solution) {
 	p.decided = true
 	p.order = p.order[:0]
 	clear(p.shares)
+	clear(p.slots)
 	for _, i := range sol.Order {
 		j := p.ids[i]
 		p.order = append(p.order, j)
+		p.slots[j] = sol.Slot[i]
 		var s traces.Vec
 		for d := range s {
 			s[d] = math.MaxInt64 / 4

@@ -202,6 +202,9 @@ type reply struct {
 	Starts   [][]int64 `json:"starts"`
 	Preempts [][]int64 `json:"preempts"`
 	Message  string    `json:"message"`
+	// Optional: why each start and preemption was decided, aligned with Starts and Preempts.
+	StartReasons   []string `json:"start_reasons,omitempty"`
+	PreemptReasons []string `json:"preempt_reasons,omitempty"`
 }
 
 // decode parses one message strictly: unknown fields and trailing data are errors.
@@ -241,6 +244,30 @@ func (r *reply) toPlan(p *policies.Plan) error {
 			}
 		}
 		p.Preempts = append(p.Preempts, policies.TaskRef{Job: policies.JobID(t[0]), Stage: int32(t[1]), Task: int32(t[2])})
+	}
+	return r.reasons(p)
+}
+
+// maxReasonBytes bounds one reason a scheduler gives.
+const maxReasonBytes = 256
+
+// reasons copies the optional start_reasons and preempt_reasons into p.
+func (r *reply) reasons(p *policies.Plan) error {
+	if len(r.StartReasons) > len(r.Starts) || len(r.PreemptReasons) > len(r.Preempts) {
+		return fmt.Errorf("%d start_reasons for %d starts, %d preempt_reasons for %d preempts: at most one reason per decision",
+			len(r.StartReasons), len(r.Starts), len(r.PreemptReasons), len(r.Preempts))
+	}
+	for _, list := range []struct {
+		name string
+		in   []string
+		out  *[]policies.Reason
+	}{{"start_reasons", r.StartReasons, &p.StartReasons}, {"preempt_reasons", r.PreemptReasons, &p.PreemptReasons}} {
+		for i, s := range list.in {
+			if len(s) > maxReasonBytes {
+				return fmt.Errorf("%s[%d]: %d bytes, over the limit of %d", list.name, i, len(s), maxReasonBytes)
+			}
+			*list.out = append(*list.out, policies.Because(s))
+		}
 	}
 	return nil
 }

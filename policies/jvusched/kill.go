@@ -136,12 +136,12 @@ func (p *Policy) victims(prog *milp.Program, l *milp.Leaf, ch milp.Choice, group
 }
 
 // preempt preempts every task of r; with no preemption delay its machines are free at once.
-func (p *Policy) preempt(c *cycle, plan *policies.Plan, r *running, freed []bool) {
+func (p *Policy) preempt(c *cycle, plan *policies.Plan, r *running, freed []bool, why policies.Reason) {
 	back := int((p.delay + p.quantum - 1) / p.quantum)
 	c.killed[r.id] = true
 	p.stats.preempted++
 	for _, t := range r.tasks {
-		plan.Preempts = append(plan.Preempts, t.TaskRef)
+		plan.PreemptBecause(t.TaskRef, why)
 		p.releaseAt[t.Machine] = c.now + p.delay
 		if back == 0 {
 			freed[t.Machine] = true

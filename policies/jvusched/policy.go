@@ -676,7 +676,7 @@ func (p *Policy) apply(c *cycle, plan *policies.Plan, prog *milp.Program, values
 			return nil, 0, err
 		}
 		for _, r := range victims {
-			p.preempt(c, plan, r, freed)
+			p.preempt(c, plan, r, freed, policies.BecauseValue("MILP kill option, cost", k.Cost))
 			preempts++
 		}
 	}
@@ -707,7 +707,7 @@ func (p *Policy) apply(c *cycle, plan *policies.Plan, prog *milp.Program, values
 				}
 				c.taken[m] = true
 				c.busy[m] = max(busy, 1)
-				plan.Starts = append(plan.Starts, policies.Start{Job: j, Stage: 0, Machine: int32(m), Count: 1})
+				plan.StartBecause(policies.Start{Job: j, Stage: 0, Machine: int32(m), Count: 1}, policies.BecauseValue("MILP value", n.Value))
 				need--
 			}
 			if need > 0 {

@@ -104,7 +104,9 @@ func New(o policies.Options) (policies.Policy, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &RRH{prm: prm}, nil
+	p := &RRH{prm: prm}
+	p.fill.Why = rankReason
+	return p, nil
 }
 
 // ParseParams reads α and δ from their raw parameter values (nil: the default), naming the keys

@@ -15,6 +15,10 @@ type Filler struct {
 	free    []traces.Vec
 	taken   map[stageKey]int32            // tasks started per stage in this plan
 	planned map[policies.JobID]traces.Vec // resources started per job in this plan
+	// Why, when set, explains the starts of the job at position pos of Fill's order.
+	Why     func(j policies.JobID, pos int) policies.Reason
+	pos     int  // position of the job Start serves in Fill's order
+	explain bool // the run records reasons (policies.Explains)
 }
 
 type stageKey struct {
@@ -29,6 +33,7 @@ func (f *Filler) Reset(v policies.View) {
 		f.free = make([]traces.Vec, n)
 	}
 	f.free = f.free[:n]
+	f.explain = policies.Explains(v)
 	for m := range f.free {
 		f.free[m] = v.Free(m)
 	}
@@ -74,7 +79,11 @@ func (f *Filler) Start(v policies.View, p *policies.Plan, j policies.JobID, limi
 					continue
 				}
 			}
-			p.Starts = append(p.Starts, policies.Start{Job: j, Stage: s, Machine: int32(m), Count: 1})
+			if f.explain && f.Why != nil {
+				p.StartBecause(policies.Start{Job: j, Stage: s, Machine: int32(m), Count: 1}, f.Why(j, f.pos))
+			} else {
+				p.Starts = append(p.Starts, policies.Start{Job: j, Stage: s, Machine: int32(m), Count: 1})
+			}
 		}
 	}
 	return started
@@ -108,14 +117,16 @@ func (f *Filler) Fill(v policies.View, p *policies.Plan, order []policies.JobID,
 	if shares != nil {
 		for k, j := range order {
 			if shares[k] != nil {
+				f.pos = k
 				f.Start(v, p, j, shares[k])
 			}
 		}
 	}
-	for _, j := range order {
+	for k, j := range order {
 		if f.Full() {
 			return
 		}
+		f.pos = k
 		f.Start(v, p, j, nil)
 	}
 }
