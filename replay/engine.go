@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
 
 	"github.com/schedlab/schedlab/internal/fit"
 	"github.com/schedlab/schedlab/policies"
@@ -41,6 +42,10 @@ type Config struct {
 	Estimator Estimator
 	// Log, when set, receives every event as it happens (scenario tests, debugging).
 	Log func(LogEntry)
+	// Failures, when its MTTF is set, removes and re-adds machines at random (cluster.go), drawing
+	// from FailureRand.
+	Failures    traces.FailureModel
+	FailureRand *rand.Rand
 }
 
 // Estimator predicts job runtimes online, as a runtime predictor does in a real cluster: Predict
@@ -69,6 +74,8 @@ func (e LogEntry) String() string {
 	switch e.Kind {
 	case KindTick, KindHorizon:
 		return fmt.Sprintf("t=%d %s", e.T, e.Kind)
+	case KindMachineAdd, KindMachineRemove, KindMachineResize:
+		return fmt.Sprintf("t=%d %s machine=%d", e.T, e.Kind, e.Machine)
 	case KindArrival, KindComplete:
 		return fmt.Sprintf("t=%d %s job=%d", e.T, e.Kind, e.Job)
 	case KindUnlock:
@@ -193,6 +200,7 @@ type Engine struct {
 	m          *meter
 	lastFinish traces.Time
 	ran        bool
+	cl         *clusterRT // a changing cluster and initial holds (cluster.go); nil without
 }
 
 // Stats counts what the engine did.
@@ -231,6 +239,9 @@ func New(w *traces.Workload, p policies.Policy, cfg Config) (*Engine, error) {
 	e.freeSum = e.cap
 	e.fit = fit.New(e.free)
 	e.machEpoch = make([]uint64, len(e.mach))
+	if err := e.initCluster(); err != nil {
+		return nil, err
+	}
 
 	queueIdx := map[string]int{}
 	e.jobs = make([]jobRT, len(w.Jobs))
@@ -280,6 +291,7 @@ func (e *Engine) Run() (*Result, error) {
 		return nil, errors.New("replay: Run called twice")
 	}
 	e.ran = true
+	e.startCluster()
 	if e.cfg.Cycle > 0 && len(e.jobs) > 0 {
 		e.heap.push(event{t: firstTick(e.w.Jobs[0].Submit, e.cfg.Cycle), kind: KindTick})
 	}
@@ -385,6 +397,8 @@ func (e *Engine) processOne() (bool, error) {
 		e.stats.Events++
 		e.log(LogEntry{T: e.now, Kind: KindRelease, Job: ev.job, Stage: ev.stage, Task: ev.task, Machine: ev.machine})
 		e.dirty = true
+	case KindCluster:
+		return false, e.clusterEvent(&ev)
 	case KindTick:
 		e.stats.Events++
 		e.log(LogEntry{T: e.now, Kind: KindTick, Job: -1})
@@ -505,6 +519,9 @@ func (e *Engine) finish(ev *event) error {
 }
 
 func (e *Engine) release(m int32, d traces.Vec) {
+	if e.cl != nil {
+		d = e.swallowRelease(m, d)
+	}
 	e.machineChanged(m)
 	e.free[m] = e.free[m].Add(d)
 	e.freeSum = e.freeSum.Add(d)

@@ -18,9 +18,19 @@ const (
 	KindUnlock   // a stage's parents all finished
 	KindComplete // a job finished
 	KindHorizon  // the run stopped at its horizon
+	// KindCluster sits in the heap (cluster.go): the cluster's timeline at an instant, or a
+	// failure-model failure or repair; it comes after ticks at equal times, which is harmless
+	// since the scheduling point follows every event of its instant.
+	KindCluster
+	// Log-only kinds of the changing cluster (cluster.go).
+	KindMachineAdd
+	KindMachineRemove
+	KindMachineResize
+	KindKill // a running task killed by its machine's removal or shrink, or a trace eviction
 )
 
-var kindNames = [...]string{"finish", "release", "arrival", "tick", "start", "preempt", "unlock", "complete", "horizon"}
+var kindNames = [...]string{"finish", "release", "arrival", "tick", "start", "preempt", "unlock", "complete", "horizon",
+	"cluster", "machine_add", "machine_remove", "machine_resize", "kill"}
 
 func (k Kind) String() string {
 	if int(k) < len(kindNames) {

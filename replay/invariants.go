@@ -56,6 +56,7 @@ func (e *Engine) checkInvariants() error {
 			return fmt.Errorf("replay: invariant: %s event at t=%d behind the clock t=%d", ev.kind, ev.t, e.now)
 		}
 	}
+	e.clusterHeld(held)
 	for m := range e.mach {
 		if e.free[m].AnyNegative() {
 			return fmt.Errorf("replay: invariant: machine %d free capacity negative: %v", m, e.free[m])

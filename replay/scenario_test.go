@@ -4,6 +4,9 @@ import (
 	"bufio"
 	"flag"
 	"fmt"
+	"maps"
+	"math/rand/v2"
+	"slices"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -24,6 +27,10 @@ var update = flag.Bool("update", false, "rewrite golden files under testdata/")
 //	engine [cycle=5] [preempt_delay=2] [keeps_work] [horizon=100] [oracle]
 //	at 0 start job=0 stage=0 machine=0 count=2
 //	at 3 preempt job=0 stage=0 task=1
+//	hold machine=0 start=0 end=5 cpu=0.5 mem=0.5
+//	machine 3 remove machine=0
+//	machine 4 add|resize machine=0 cpu=1 mem=1
+//	failures mttf=100 mttr=10 seed=1
 //
 // rack_size puts machines into racks r0, r1, … of that many machines; gpu=N gives the first N
 // machines a GPU. Times are seconds. `at T` decisions are returned by a scripted policy at the scheduling point
@@ -101,7 +108,7 @@ func runScenario(file string) (string, error) {
 		kv := map[string]string{}
 		flags := map[string]bool{}
 		args := fields[1:]
-		if fields[0] == "at" {
+		if fields[0] == "at" || fields[0] == "machine" {
 			if len(fields) < 3 {
 				return "", fmt.Errorf("%s:%d: at T start|preempt ...", file, line)
 			}
@@ -183,6 +190,22 @@ func runScenario(file string) (string, error) {
 			}
 			cfg.PreemptKeepsWork = flags["keeps_work"]
 			cfg.Oracle = flags["oracle"]
+		case "hold":
+			w.Initial = append(w.Initial, traces.Hold{Machine: int32(num("machine")), Start: traces.FromSeconds(num("start")),
+				End: traces.FromSeconds(num("end")), Demand: traces.VecOf(num("cpu"), num("mem"))})
+		case "machine":
+			kind, ok := traces.ParseClusterEventKind(fields[2])
+			if len(fields) < 3 || !ok {
+				return "", fmt.Errorf("%s:%d: machine T add|remove|resize machine=M [cpu= mem=]", file, line)
+			}
+			ev := traces.ClusterEvent{T: traces.FromSeconds(mustFloat(fields[1])), Kind: kind, Machine: int32(num("machine"))}
+			if kind != traces.MachineRemove {
+				ev.Capacity = traces.VecOf(num("cpu"), num("mem"))
+			}
+			w.ClusterEvents = append(w.ClusterEvents, ev)
+		case "failures":
+			cfg.Failures = traces.FailureModel{MTTF: traces.FromSeconds(num("mttf")), MTTR: traces.FromSeconds(num("mttr"))}
+			cfg.FailureRand = rand.New(rand.NewPCG(uint64(num("seed")), 0))
 		case "at":
 			at := traces.FromSeconds(mustFloat(fields[1]))
 			p := pol.at[at]
@@ -225,6 +248,13 @@ func runScenario(file string) (string, error) {
 	s := Summarize(res)
 	fmt.Fprintf(&out, "summary: jobs=%d completed=%d avg_jct_s=%g makespan_s=%g slo_miss_rate=%g utilization=%v preemptions=%d events=%d\n",
 		s.Jobs, s.Completed, s.AvgJCT, s.Makespan, s.SLOMissRate, s.Utilization, s.Preemptions, res.Stats.Events)
+	if c := res.Cluster; c != nil {
+		fmt.Fprintf(&out, "cluster: holds=%d rejected=%d dropped=%d held_at_start=%s added=%d removed=%d resized=%d failures=%d kills=%d work_lost=%d capacity=%s\n",
+			c.Holds, c.HoldsRejected, c.HoldsDropped, c.HeldAtStart.Format(2), c.Added, c.Removed, c.Resized, c.Failures, c.Kills, c.WorkLost, res.Capacity.Format(2))
+		for _, class := range slices.Sorted(maps.Keys(c.ByClass)) {
+			fmt.Fprintf(&out, "cluster class %q: restarts=%d work_lost=%d\n", class, c.ByClass[class].Restarts, c.ByClass[class].WorkLost)
+		}
+	}
 	for _, j := range res.Jobs {
 		fmt.Fprintf(&out, "job %d: completed=%v start=%d finish=%d jct=%d preemptions=%d", j.Index, j.Completed, j.FirstStart, j.Finish, j.JCT(), j.Preemptions)
 		if !w.Jobs[j.Index].Placement.IsZero() {
