@@ -143,6 +143,9 @@ temporary run files next to --out). Tables of the 2019 trace are refused with an
 					return err
 				}
 				st.Fprint(w)
+				if st.StartStateWarning != "" {
+					fmt.Fprintf(cmd.ErrOrStderr(), "schedlab: warning: trace import: %s\n", st.StartStateWarning)
+				}
 				fmt.Fprintf(w, "wrote %s: %d jobs\n", out, st.Imported)
 				fmt.Fprintf(cmd.ErrOrStderr(), "trace import: took %s\n", time.Since(start).Round(time.Millisecond))
 				return nil
@@ -193,6 +196,7 @@ temporary run files next to --out). Tables of the 2019 trace are refused with an
 	f.StringVar(&g.Level, "level", "", "google2011: task or job (default: task when task_events are given)")
 	f.StringVar(&g.Cluster, "cluster", google2011.ClusterAuto, "google2011: auto, machine_events or mix (the published machine mix)")
 	f.IntVar(&g.Machines, "machines", 0, "google2011: scale the machine mix to this many machines (default: the machines tasks ran on)")
+	f.StringArrayVar(&g.StateFrom, "state-from", nil, "google2011: earlier task_events parts (repeatable) read only to find the tasks running through a mid-trace window")
 	addDataFlag(cmd)
 	return cmd
 }
@@ -573,6 +577,7 @@ func statsCanonical(w io.Writer, path string) error {
 	fmt.Fprintf(w, "task-time        %.4g task-hours\n", work/3600)
 	fmt.Fprintf(w, "classes          %s\n", fmtCounts(classes))
 	fmt.Fprintf(w, "distinct         users %d, job names %d, logical job names %d\n", len(users), len(names), len(logical))
+	printTimeline(w, m.Initial, m.ClusterEvents, m.Cluster.Total(), m.Dims)
 	ts.print(w)
 	return nil
 }

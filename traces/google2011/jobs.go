@@ -189,6 +189,7 @@ type jobScanner struct {
 	taskLevel bool
 	lastTask  traces.Time        // time of the last task event before AfterWindow
 	machines  map[int64]struct{} // task-level: machines that tasks were scheduled on
+	initial   *initialState      // task-level: the running state at the window's start (initial.go)
 
 	// jobs and tasks are the readers of the scan, which locate errors in the events they read.
 	jobs, tasks *lineReader

@@ -59,6 +59,9 @@ type Options struct {
 	// Machines scales the published mix to this many machines; 0 means the trace's own count:
 	// the machines tasks were scheduled on in a task-level import, else PublishedMachines.
 	Machines int
+	// StateFrom names earlier task_events parts (files or directories) read only to find the
+	// tasks running through the whole window (see "Running state at a window's start").
+	StateFrom []string
 }
 
 // ErrOptions is wrapped by the errors of Options that cannot work.
@@ -156,6 +159,10 @@ type Stats struct {
 	Cluster      string
 	Machines     int
 	MachineStats MachineStats
+	// Initial describes the running state at the window's start (task-level imports);
+	// StartStateWarning says what of it is unknown, "" when nothing is.
+	Initial           InitialStats
+	StartStateWarning string
 }
 
 // Fprint writes a human-readable summary.
@@ -174,6 +181,7 @@ func (s *Stats) Fprint(w io.Writer) {
 			t.Attempts, t.Evictions, t.StartedBefore, t.Outcomes[traces.TaskRunning], t.End)
 		fmt.Fprintf(w, "requests: %d tasks without one (default), %d of zero (1e-6 cpu), %d clamped; %d tasks late (> %s after their job's submit)\n",
 			t.DefaultRequest, t.ZeroRequest, t.ClampedRequest, t.LateTasks, time.Duration(LateTask)*time.Microsecond)
+		s.fprintInitial(w)
 	} else {
 		fmt.Fprintf(w, "jobs: %d records, %d imported, %d excluded (unfinished %d, still open %d, no submit %d, before window %d, never scheduled %d, after window %d, zero runtime %d)\n",
 			s.Scan.Records, s.Imported, s.Excluded.Total(), s.Excluded.Unfinished, s.Excluded.StillOpen, s.Excluded.NoSubmit,
@@ -363,7 +371,17 @@ func (c *conversion) noJobs() error {
 }
 
 func (c *conversion) runTasks(emit func(*traces.Job) error) error {
-	s := &jobScanner{stats: &c.st.Scan, taskLevel: true, machines: make(map[int64]struct{})}
+	s := &jobScanner{stats: &c.st.Scan, taskLevel: true, machines: make(map[int64]struct{}), initial: &initialState{}}
+	sfFromStart := false
+	if len(c.o.StateFrom) > 0 {
+		files, err := expand(c.o.StateFrom)
+		if err != nil {
+			return err
+		}
+		if sfFromStart, err = s.initial.readStateFrom(files, c.opener); err != nil {
+			return err
+		}
+	}
 	tj := &taskJobs{scan: s, st: &c.st.Tasks, largest: largest(c.meta.Cluster), emit: func(j *traces.Job) error {
 		c.st.Imported++
 		return emit(j)
@@ -373,6 +391,13 @@ func (c *conversion) runTasks(emit func(*traces.Job) error) error {
 	s.emit = tj.add
 	err := s.scan(c.jobFiles, c.taskFiles, c.opener)
 	c.st.Tasks.Machines, c.st.Tasks.End = len(s.machines), s.lastTask
+	if err == nil && s.tasks != nil && !s.tasks.fromStart() {
+		for _, id := range s.initial.machineIDs() {
+			if id >= 0 {
+				s.machines[id] = struct{}{}
+			}
+		}
+	}
 	if err == nil && c.scaleMix {
 		n := len(s.machines)
 		if n == 0 {
@@ -381,6 +406,9 @@ func (c *conversion) runTasks(emit func(*traces.Job) error) error {
 		c.meta.Cluster = MixCluster(n)
 		c.st.Machines = n
 		c.st.Cluster = fmt.Sprintf("published mix (%s) scaled to the %d machines tasks ran on", MixSource, n)
+	}
+	if err == nil && s.tasks != nil && !s.tasks.fromStart() {
+		c.finishInitial(s, len(c.o.StateFrom) > 0, sfFromStart)
 	}
 	return err
 }
@@ -474,7 +502,8 @@ func WorkloadStats(src Source, o Options) (*traces.Workload, Stats, error) {
 	if err != nil {
 		return nil, st, err
 	}
-	return &traces.Workload{Name: m.Name, Source: m.Source, Dims: m.Dims, Cluster: m.Cluster, Jobs: sortJobs(jobs)}, st, nil
+	return &traces.Workload{Name: m.Name, Source: m.Source, Dims: m.Dims, Cluster: m.Cluster, Jobs: sortJobs(jobs),
+		Initial: m.Initial, ClusterEvents: m.ClusterEvents}, st, nil
 }
 
 // sortJobs orders jobs as traces.Workload.SortJobs does — by (submit, id), stably — but sorts
