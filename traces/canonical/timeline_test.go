@@ -13,7 +13,7 @@ import (
 // a workload without them writes no timeline keys.
 func TestTimelineRoundTrip(t *testing.T) {
 	w := &traces.Workload{Name: "t", Dims: []string{"cpu", "mem"}, Cluster: traces.Uniform(3, traces.VecOf(1, 1), 0),
-		Jobs: []traces.Job{{ID: 1, Stages: []traces.Stage{{Name: "a", Tasks: 1, Demand: traces.VecOf(0.5, 0.5), Duration: 5, Estimate: 5}}}},
+		Jobs:    []traces.Job{{ID: 1, Stages: []traces.Stage{{Name: "a", Tasks: 1, Demand: traces.VecOf(0.5, 0.5), Duration: 5, Estimate: 5}}}},
 		Initial: []traces.Hold{{Machine: 2, Start: 0, End: 9, Demand: traces.VecOf(0.25, 0)}, {Machine: 0, Start: 3, End: 4, Demand: traces.VecOf(0.5, 0.75)}},
 		ClusterEvents: []traces.ClusterEvent{
 			{T: 5, Kind: traces.MachineRemove, Machine: 1}, {T: 7, Kind: traces.MachineAdd, Machine: 1, Capacity: traces.VecOf(2, 1)},
