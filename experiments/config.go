@@ -46,6 +46,10 @@ var baseKeys = []Key{
 	{"engine.preempt_keeps_work", false, "a preempted task resumes where it stopped (default: it restarts)"},
 	{"engine.horizon_s", 0.0, "stop the replay at this simulated time; 0 runs until every job completed"},
 	{"engine.oracle", false, "show policies true task durations instead of estimates"},
+	{"engine.initial_state", true, "replay the workload's initial holds (the tasks running at a trace window's start); false starts on an empty cluster"},
+	{"engine.cluster_events", true, "replay the workload's cluster events (machines added, removed, resized); false keeps the cluster fixed"},
+	{"engine.failures_mttf_s", 0.0, "failure model: mean seconds until a machine fails (is removed, its tasks killed and requeued); 0 disables it"},
+	{"engine.failures_mttr_s", 0.0, "failure model: mean seconds until a failed machine is back (> 0 with engine.failures_mttf_s)"},
 	{"metrics.usage_window_s", 60.0, "window for the per-queue resource-usage series; 0 disables it"},
 	{"predict.name", "", "online runtime predictor that sets estimates at submission and learns from completions: oracle, noisy or jvupredict; empty keeps the workload's estimates"},
 	{"predict.features", []string{}, "JVuPredict primary features in tie-break order (job, ljob, user); empty = all"},
@@ -128,6 +132,9 @@ type EngineConfig struct {
 	PreemptKeepsWork bool
 	HorizonS         float64
 	Oracle           bool
+	// InitialState, ClusterEvents and the failure model: see replay's cluster.go.
+	InitialState, ClusterEvents bool
+	FailuresMTTFS, FailuresMTTRS float64
 }
 
 // MetricsConfig configures result metrics.
@@ -414,6 +421,10 @@ func Resolve(v *viper.Viper) (Config, error) {
 	get("engine.preempt_keeps_work", boolean(&c.Engine.PreemptKeepsWork))
 	get("engine.horizon_s", seconds(&c.Engine.HorizonS))
 	get("engine.oracle", boolean(&c.Engine.Oracle))
+	get("engine.initial_state", boolean(&c.Engine.InitialState))
+	get("engine.cluster_events", boolean(&c.Engine.ClusterEvents))
+	get("engine.failures_mttf_s", seconds(&c.Engine.FailuresMTTFS))
+	get("engine.failures_mttr_s", seconds(&c.Engine.FailuresMTTRS))
 	get("metrics.usage_window_s", seconds(&c.Metrics.UsageWindowS))
 	get("predict.name", str(&c.Predict.Name))
 	get("predict.features", strList(&c.Predict.Features))
@@ -519,7 +530,8 @@ func (c Config) Map() map[string]any {
 		"engine": map[string]any{
 			"cycle_s": c.Engine.CycleS, "preempt_delay_s": c.Engine.PreemptDelayS,
 			"preempt_keeps_work": c.Engine.PreemptKeepsWork, "horizon_s": c.Engine.HorizonS,
-			"oracle": c.Engine.Oracle,
+			"oracle": c.Engine.Oracle, "initial_state": c.Engine.InitialState, "cluster_events": c.Engine.ClusterEvents,
+			"failures_mttf_s": c.Engine.FailuresMTTFS, "failures_mttr_s": c.Engine.FailuresMTTRS,
 		},
 		"metrics": map[string]any{"usage_window_s": c.Metrics.UsageWindowS},
 		"predict": map[string]any{

@@ -75,6 +75,7 @@ type clusterRT struct {
 	next   int
 	queued bool // a timeline event sits in the heap
 	holds  []traces.Hold
+	events []traces.ClusterEvent
 	active []bool    // per hold: taken and not yet ended
 	byMach [][]int32 // per machine: holds taken (may list ended ones; active says)
 	down   []bool
@@ -96,34 +97,41 @@ const (
 func (e *Engine) initCluster() error {
 	w := e.w
 	f := e.cfg.Failures
-	if len(w.Initial) == 0 && len(w.ClusterEvents) == 0 && f.MTTF == 0 {
+	holds, events := w.Initial, w.ClusterEvents
+	if e.cfg.IgnoreInitial {
+		holds = nil
+	}
+	if e.cfg.IgnoreClusterEvents {
+		events = nil
+	}
+	if len(holds) == 0 && len(events) == 0 && f.MTTF == 0 {
 		return nil
 	}
 	if err := f.Validate(); err != nil {
 		return fmt.Errorf("replay: %w", err)
 	}
 	pooled := e.cfg.Pooled || w.Cluster.Pooled
-	if pooled && (len(w.ClusterEvents) > 0 || f.MTTF > 0) {
+	if pooled && (len(events) > 0 || f.MTTF > 0) {
 		return fmt.Errorf("replay: cluster events and failures need machines; the cluster is pooled")
 	}
-	if f.MTTF > 0 && len(w.ClusterEvents) > 0 {
+	if f.MTTF > 0 && len(events) > 0 {
 		return fmt.Errorf("replay: the workload has its own cluster events; a failure model would contradict them")
 	}
 	if f.MTTF > 0 && e.cfg.FailureRand == nil {
 		return fmt.Errorf("replay: a failure model needs Config.FailureRand")
 	}
-	c := &clusterRT{holds: w.Initial, fail: f, rng: e.cfg.FailureRand}
+	c := &clusterRT{holds: holds, events: events, fail: f, rng: e.cfg.FailureRand}
 	e.mach = slices.Clone(e.mach)
 	n := len(e.mach)
-	c.active = make([]bool, len(w.Initial))
+	c.active = make([]bool, len(holds))
 	c.byMach = make([][]int32, n)
 	c.down = make([]bool, n)
 	c.owe = make([]traces.Vec, n)
-	c.tl = make([]tlEntry, 0, 2*len(w.Initial)+len(w.ClusterEvents))
-	for i, h := range w.Initial {
+	c.tl = make([]tlEntry, 0, 2*len(holds)+len(events))
+	for i, h := range holds {
 		c.tl = append(c.tl, tlEntry{h.Start, opHoldStart, int32(i)}, tlEntry{h.End, opHoldEnd, int32(i)})
 	}
-	for i, ev := range w.ClusterEvents {
+	for i, ev := range events {
 		c.tl = append(c.tl, tlEntry{ev.T, opMachine, int32(i)})
 	}
 	slices.SortFunc(c.tl, func(a, b tlEntry) int {
@@ -136,7 +144,7 @@ func (e *Engine) initCluster() error {
 		return cmp.Compare(a.i, b.i)
 	})
 	e.cl = c
-	for m, d := range w.InitiallyDown() {
+	for m, d := range traces.InitiallyDown(n, events) {
 		if d {
 			e.setCapacity(int32(m), traces.Vec{})
 			c.down[m] = true
@@ -216,7 +224,7 @@ func (e *Engine) clusterEvent(ev *event) error {
 		case opHoldEnd:
 			e.holdEnd(en.i)
 		case opMachine:
-			ce := &e.w.ClusterEvents[en.i]
+			ce := &c.events[en.i]
 			switch ce.Kind {
 			case traces.MachineAdd:
 				e.addMachine(ce.Machine, ce.Capacity)

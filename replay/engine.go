@@ -46,6 +46,9 @@ type Config struct {
 	// from FailureRand.
 	Failures    traces.FailureModel
 	FailureRand *rand.Rand
+	// IgnoreInitial starts on an empty cluster whatever the workload's initial holds;
+	// IgnoreClusterEvents keeps its cluster fixed whatever its cluster events.
+	IgnoreInitial, IgnoreClusterEvents bool
 }
 
 // Estimator predicts job runtimes online, as a runtime predictor does in a real cluster: Predict

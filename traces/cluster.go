@@ -67,16 +67,21 @@ type ClusterEvent struct {
 // InitiallyDown returns, per machine, whether it is down at the start: its first cluster event
 // is an add. It is nil when no machine is.
 func (w *Workload) InitiallyDown() []bool {
+	return InitiallyDown(len(w.Cluster.Machines), w.ClusterEvents)
+}
+
+// InitiallyDown returns, per machine of n, whether events begin it with an add; nil when none do.
+func InitiallyDown(n int, events []ClusterEvent) []bool {
 	var down []bool
 	seen := make(map[int32]bool)
-	for _, ev := range w.ClusterEvents {
+	for _, ev := range events {
 		if seen[ev.Machine] {
 			continue
 		}
 		seen[ev.Machine] = true
 		if ev.Kind == MachineAdd {
 			if down == nil {
-				down = make([]bool, len(w.Cluster.Machines))
+				down = make([]bool, n)
 			}
 			down[ev.Machine] = true
 		}

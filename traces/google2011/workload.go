@@ -62,6 +62,9 @@ type Options struct {
 	// StateFrom names earlier task_events parts (files or directories) read only to find the
 	// tasks running through the whole window (see "Running state at a window's start").
 	StateFrom []string
+	// NoInitial leaves out the running state at the window's start (no initial holds, no
+	// warning): the import of earlier versions, kept for comparisons.
+	NoInitial bool
 }
 
 // ErrOptions is wrapped by the errors of Options that cannot work.
@@ -372,8 +375,11 @@ func (c *conversion) noJobs() error {
 
 func (c *conversion) runTasks(emit func(*traces.Job) error) error {
 	s := &jobScanner{stats: &c.st.Scan, taskLevel: true, machines: make(map[int64]struct{}), initial: &initialState{}}
+	if c.o.NoInitial {
+		s.initial = nil
+	}
 	sfFromStart := false
-	if len(c.o.StateFrom) > 0 {
+	if len(c.o.StateFrom) > 0 && s.initial != nil {
 		files, err := expand(c.o.StateFrom)
 		if err != nil {
 			return err
@@ -391,7 +397,7 @@ func (c *conversion) runTasks(emit func(*traces.Job) error) error {
 	s.emit = tj.add
 	err := s.scan(c.jobFiles, c.taskFiles, c.opener)
 	c.st.Tasks.Machines, c.st.Tasks.End = len(s.machines), s.lastTask
-	if err == nil && s.tasks != nil && !s.tasks.fromStart() {
+	if err == nil && s.initial != nil && s.tasks != nil && !s.tasks.fromStart() {
 		for _, id := range s.initial.machineIDs() {
 			if id >= 0 {
 				s.machines[id] = struct{}{}
@@ -407,7 +413,7 @@ func (c *conversion) runTasks(emit func(*traces.Job) error) error {
 		c.st.Machines = n
 		c.st.Cluster = fmt.Sprintf("published mix (%s) scaled to the %d machines tasks ran on", MixSource, n)
 	}
-	if err == nil && s.tasks != nil && !s.tasks.fromStart() {
+	if err == nil && s.initial != nil && s.tasks != nil && !s.tasks.fromStart() {
 		c.finishInitial(s, len(c.o.StateFrom) > 0, sfFromStart)
 	}
 	return err
