@@ -133,7 +133,7 @@ type EngineConfig struct {
 	HorizonS         float64
 	Oracle           bool
 	// InitialState, ClusterEvents and the failure model: see replay's cluster.go.
-	InitialState, ClusterEvents bool
+	InitialState, ClusterEvents  bool
 	FailuresMTTFS, FailuresMTTRS float64
 }
 
