@@ -49,6 +49,7 @@ var baseKeys = []Key{
 	{"engine.initial_state", true, "replay the workload's initial holds (the tasks running at a trace window's start); false starts on an empty cluster"},
 	{"engine.cluster_events", true, "replay the workload's cluster events (machines added, removed, resized); false keeps the cluster fixed"},
 	{"engine.failures_mttf_s", 0.0, "failure model: mean seconds until a machine fails (is removed, its tasks killed and requeued); 0 disables it"},
+	{"engine.trace_evictions", "ignore", "replay: kill a task at each EVICT, FAIL or KILL the trace recorded for an earlier run of it (a policy-independent fault injection; it is requeued); ignore: leave preemption to the policy"},
 	{"engine.failures_mttr_s", 0.0, "failure model: mean seconds until a failed machine is back (> 0 with engine.failures_mttf_s)"},
 	{"metrics.usage_window_s", 60.0, "window for the per-queue resource-usage series; 0 disables it"},
 	{"predict.name", "", "online runtime predictor that sets estimates at submission and learns from completions: oracle, noisy or jvupredict; empty keeps the workload's estimates"},
@@ -135,6 +136,7 @@ type EngineConfig struct {
 	// InitialState, ClusterEvents and the failure model: see replay's cluster.go.
 	InitialState, ClusterEvents  bool
 	FailuresMTTFS, FailuresMTTRS float64
+	TraceEvictions               string // "replay" or "ignore"
 }
 
 // MetricsConfig configures result metrics.
@@ -425,6 +427,14 @@ func Resolve(v *viper.Viper) (Config, error) {
 	get("engine.cluster_events", boolean(&c.Engine.ClusterEvents))
 	get("engine.failures_mttf_s", seconds(&c.Engine.FailuresMTTFS))
 	get("engine.failures_mttr_s", seconds(&c.Engine.FailuresMTTRS))
+	get("engine.trace_evictions", func(x any) error {
+		s := cast.ToString(x)
+		if s != "replay" && s != "ignore" {
+			return fmt.Errorf("want replay or ignore, got %q", s)
+		}
+		c.Engine.TraceEvictions = s
+		return nil
+	})
 	get("metrics.usage_window_s", seconds(&c.Metrics.UsageWindowS))
 	get("predict.name", str(&c.Predict.Name))
 	get("predict.features", strList(&c.Predict.Features))
@@ -531,7 +541,7 @@ func (c Config) Map() map[string]any {
 			"cycle_s": c.Engine.CycleS, "preempt_delay_s": c.Engine.PreemptDelayS,
 			"preempt_keeps_work": c.Engine.PreemptKeepsWork, "horizon_s": c.Engine.HorizonS,
 			"oracle": c.Engine.Oracle, "initial_state": c.Engine.InitialState, "cluster_events": c.Engine.ClusterEvents,
-			"failures_mttf_s": c.Engine.FailuresMTTFS, "failures_mttr_s": c.Engine.FailuresMTTRS,
+			"failures_mttf_s": c.Engine.FailuresMTTFS, "failures_mttr_s": c.Engine.FailuresMTTRS, "trace_evictions": c.Engine.TraceEvictions,
 		},
 		"metrics": map[string]any{"usage_window_s": c.Metrics.UsageWindowS},
 		"predict": map[string]any{

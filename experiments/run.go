@@ -97,8 +97,9 @@ func (c Config) EngineConfig() replay.Config {
 		Oracle:           c.Engine.Oracle,
 		UsageWindow:      traces.FromSeconds(c.Metrics.UsageWindowS),
 		IgnoreInitial:    !c.Engine.InitialState, IgnoreClusterEvents: !c.Engine.ClusterEvents,
-		Failures:    traces.FailureModel{MTTF: traces.FromSeconds(c.Engine.FailuresMTTFS), MTTR: traces.FromSeconds(c.Engine.FailuresMTTRS)},
-		FailureRand: Rand(c.Seed, "engine.failures"),
+		Failures:       traces.FailureModel{MTTF: traces.FromSeconds(c.Engine.FailuresMTTFS), MTTR: traces.FromSeconds(c.Engine.FailuresMTTRS)},
+		FailureRand:    Rand(c.Seed, "engine.failures"),
+		TraceEvictions: c.Engine.TraceEvictions == "replay",
 	}
 }
 

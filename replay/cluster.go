@@ -43,8 +43,11 @@ type ClusterStats struct {
 	Failures    int64      `json:"failures"` // removals drawn by the failure model (in Removed)
 	// Kills counts task attempts killed by the cluster (removals, shrinks) and by replayed trace
 	// evictions; WorkLost their elapsed run time.
-	Kills    int64       `json:"kills"`
-	WorkLost traces.Time `json:"-"`
+	Kills int64 `json:"kills"`
+	// TraceKills counts the trace's evictions, failures and kills replayed on a running task
+	// (Config.TraceEvictions; in Kills); FaultsMissed those whose task was not running then.
+	TraceKills, FaultsMissed int64
+	WorkLost                 traces.Time `json:"-"`
 	// ByClass splits kills (restarts) and work lost by job class.
 	ByClass map[string]*ClassLoss `json:"by_class,omitempty"`
 }
@@ -58,6 +61,7 @@ type ClassLoss struct {
 // timeline operations at one instant, in the order they apply.
 const (
 	opHoldEnd uint8 = iota
+	opFault
 	opMachine
 	opHoldStart
 )
@@ -76,8 +80,10 @@ type clusterRT struct {
 	queued bool // a timeline event sits in the heap
 	holds  []traces.Hold
 	events []traces.ClusterEvent
-	active []bool    // per hold: taken and not yet ended
-	byMach [][]int32 // per machine: holds taken (may list ended ones; active says)
+	faults []traces.TaskFault
+	jobOf  map[int64]int32 // job ID → index, for faults
+	active []bool          // per hold: taken and not yet ended
+	byMach [][]int32       // per machine: holds taken (may list ended ones; active says)
 	down   []bool
 	owe    []traces.Vec // per machine: releases still to come that free nothing (draining on a gone machine)
 	fail   traces.FailureModel
@@ -98,13 +104,17 @@ func (e *Engine) initCluster() error {
 	w := e.w
 	f := e.cfg.Failures
 	holds, events := w.Initial, w.ClusterEvents
+	var faults []traces.TaskFault
+	if e.cfg.TraceEvictions {
+		faults = w.Faults
+	}
 	if e.cfg.IgnoreInitial {
 		holds = nil
 	}
 	if e.cfg.IgnoreClusterEvents {
 		events = nil
 	}
-	if len(holds) == 0 && len(events) == 0 && f.MTTF == 0 {
+	if len(holds) == 0 && len(events) == 0 && len(faults) == 0 && f.MTTF == 0 {
 		return nil
 	}
 	if err := f.Validate(); err != nil {
@@ -120,14 +130,23 @@ func (e *Engine) initCluster() error {
 	if f.MTTF > 0 && e.cfg.FailureRand == nil {
 		return fmt.Errorf("replay: a failure model needs Config.FailureRand")
 	}
-	c := &clusterRT{holds: holds, events: events, fail: f, rng: e.cfg.FailureRand}
+	c := &clusterRT{holds: holds, events: events, faults: faults, fail: f, rng: e.cfg.FailureRand}
+	if len(faults) > 0 {
+		c.jobOf = make(map[int64]int32, len(w.Jobs))
+		for i := range w.Jobs {
+			c.jobOf[w.Jobs[i].ID] = int32(i)
+		}
+	}
 	e.mach = slices.Clone(e.mach)
 	n := len(e.mach)
 	c.active = make([]bool, len(holds))
 	c.byMach = make([][]int32, n)
 	c.down = make([]bool, n)
 	c.owe = make([]traces.Vec, n)
-	c.tl = make([]tlEntry, 0, 2*len(holds)+len(events))
+	c.tl = make([]tlEntry, 0, 2*len(holds)+len(events)+len(faults))
+	for i, f := range faults {
+		c.tl = append(c.tl, tlEntry{f.T, opFault, int32(i)})
+	}
 	for i, h := range holds {
 		c.tl = append(c.tl, tlEntry{h.Start, opHoldStart, int32(i)}, tlEntry{h.End, opHoldEnd, int32(i)})
 	}
@@ -223,6 +242,8 @@ func (e *Engine) clusterEvent(ev *event) error {
 			e.holdStart(en.i)
 		case opHoldEnd:
 			e.holdEnd(en.i)
+		case opFault:
+			e.fault(&c.faults[en.i])
 		case opMachine:
 			ce := &c.events[en.i]
 			switch ce.Kind {
@@ -470,6 +491,21 @@ func (e *Engine) kill(t runningRef) {
 	cl.WorkLost += lost
 	e.stats.Events++
 	e.log(LogEntry{T: e.now, Kind: KindKill, Job: t.job, Stage: t.stage, Task: t.task, Machine: m})
+}
+
+// fault replays a trace's eviction, failure or kill: the task is killed if it runs now.
+func (e *Engine) fault(f *traces.TaskFault) {
+	c := e.cl
+	j, ok := c.jobOf[f.Job]
+	if ok {
+		st := &e.jobs[j].stages[f.Stage]
+		if st.status != nil && st.status[f.Task] == taskRunning {
+			c.stats.TraceKills++
+			e.kill(runningRef{job: j, stage: f.Stage, task: f.Task, start: st.started[f.Task]})
+			return
+		}
+	}
+	c.stats.FaultsMissed++
 }
 
 // clusterStats returns a copy of the run's cluster statistics, nil without a changing cluster.

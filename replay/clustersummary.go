@@ -14,6 +14,8 @@ type ClusterSummary struct {
 	Resized       int64              `json:"machines_resized"`
 	Failures      int64              `json:"failures"`
 	Kills         int64              `json:"kills"`
+	TraceKills    int64              `json:"trace_kills"`
+	FaultsMissed  int64              `json:"trace_faults_missed"`
 	WorkLost      float64            `json:"work_lost_s"`
 	// ByClass splits kills (restarts) and work lost by job class.
 	ByClass map[string]ClassLossSummary `json:"by_class"`
@@ -32,7 +34,7 @@ func summarizeCluster(r *Result) *ClusterSummary {
 	}
 	s := &ClusterSummary{
 		Holds: c.Holds, HoldsRejected: c.HoldsRejected, HoldsDropped: c.HoldsDropped, HeldAtStart: map[string]float64{},
-		Added: c.Added, Removed: c.Removed, Resized: c.Resized, Failures: c.Failures, Kills: c.Kills,
+		Added: c.Added, Removed: c.Removed, Resized: c.Resized, Failures: c.Failures, Kills: c.Kills, TraceKills: c.TraceKills, FaultsMissed: c.FaultsMissed,
 		WorkLost: traces.Seconds(c.WorkLost), ByClass: map[string]ClassLossSummary{},
 	}
 	for d, name := range r.Dims {

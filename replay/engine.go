@@ -49,6 +49,9 @@ type Config struct {
 	// IgnoreInitial starts on an empty cluster whatever the workload's initial holds;
 	// IgnoreClusterEvents keeps its cluster fixed whatever its cluster events.
 	IgnoreInitial, IgnoreClusterEvents bool
+	// TraceEvictions replays the workload's Faults (the trace's evictions, failures and kills of
+	// earlier runs): a task running at a fault's time is killed and requeued (cluster.go).
+	TraceEvictions bool
 }
 
 // Estimator predicts job runtimes online, as a runtime predictor does in a real cluster: Predict

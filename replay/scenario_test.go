@@ -31,6 +31,7 @@ var update = flag.Bool("update", false, "rewrite golden files under testdata/")
 //	machine 3 remove machine=0
 //	machine 4 add|resize machine=0 cpu=1 mem=1
 //	failures mttf=100 mttr=10 seed=1
+//	fault 4 job=ID stage=0 task=0 kind=evicted   (replayed with: engine trace_evictions)
 //
 // rack_size puts machines into racks r0, r1, … of that many machines; gpu=N gives the first N
 // machines a GPU. Times are seconds. `at T` decisions are returned by a scripted policy at the scheduling point
@@ -108,6 +109,9 @@ func runScenario(file string) (string, error) {
 		kv := map[string]string{}
 		flags := map[string]bool{}
 		args := fields[1:]
+		if fields[0] == "fault" && len(fields) > 2 {
+			args = fields[2:]
+		}
 		if fields[0] == "at" || fields[0] == "machine" {
 			if len(fields) < 3 {
 				return "", fmt.Errorf("%s:%d: at T start|preempt ...", file, line)
@@ -190,6 +194,7 @@ func runScenario(file string) (string, error) {
 			}
 			cfg.PreemptKeepsWork = flags["keeps_work"]
 			cfg.Oracle = flags["oracle"]
+			cfg.TraceEvictions = flags["trace_evictions"]
 		case "hold":
 			w.Initial = append(w.Initial, traces.Hold{Machine: int32(num("machine")), Start: traces.FromSeconds(num("start")),
 				End: traces.FromSeconds(num("end")), Demand: traces.VecOf(num("cpu"), num("mem"))})
@@ -203,6 +208,10 @@ func runScenario(file string) (string, error) {
 				ev.Capacity = traces.VecOf(num("cpu"), num("mem"))
 			}
 			w.ClusterEvents = append(w.ClusterEvents, ev)
+		case "fault":
+			kind := map[string]traces.TaskOutcome{"evicted": traces.TaskEvicted, "failed": traces.TaskFailed, "killed": traces.TaskKilled}[kv["kind"]]
+			w.Faults = append(w.Faults, traces.TaskFault{T: traces.FromSeconds(mustFloat(fields[1])), Job: int64(num("job")),
+				Stage: int32(num("stage")), Task: int32(num("task")), Kind: kind})
 		case "failures":
 			cfg.Failures = traces.FailureModel{MTTF: traces.FromSeconds(num("mttf")), MTTR: traces.FromSeconds(num("mttr"))}
 			cfg.FailureRand = rand.New(rand.NewPCG(uint64(num("seed")), 0))
@@ -251,6 +260,9 @@ func runScenario(file string) (string, error) {
 	if c := res.Cluster; c != nil {
 		fmt.Fprintf(&out, "cluster: holds=%d rejected=%d dropped=%d held_at_start=%s added=%d removed=%d resized=%d failures=%d kills=%d work_lost=%d capacity=%s\n",
 			c.Holds, c.HoldsRejected, c.HoldsDropped, c.HeldAtStart.Format(2), c.Added, c.Removed, c.Resized, c.Failures, c.Kills, c.WorkLost, res.Capacity.Format(2))
+		if c.TraceKills+c.FaultsMissed > 0 {
+			fmt.Fprintf(&out, "cluster: trace_kills=%d faults_missed=%d\n", c.TraceKills, c.FaultsMissed)
+		}
 		for _, class := range slices.Sorted(maps.Keys(c.ByClass)) {
 			fmt.Fprintf(&out, "cluster class %q: restarts=%d work_lost=%d\n", class, c.ByClass[class].Restarts, c.ByClass[class].WorkLost)
 		}

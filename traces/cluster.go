@@ -1,6 +1,9 @@
 package traces
 
 import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
 	"fmt"
 	"hash"
 )
@@ -175,5 +178,83 @@ func (w *Workload) hashCluster(h hash.Hash, i64 func(int64), vec func(Vec)) {
 		i64(int64(ev.Kind))
 		i64(int64(ev.Machine))
 		vec(ev.Capacity)
+	}
+}
+
+// TaskFault is a trace's ending of a task's run by EVICT, FAIL or KILL before the run the
+// workload keeps as the task (its last): replayed (replay Config.TraceEvictions) it kills the
+// task at T if it is running then, a fault injection independent of the policy. Job is the
+// job's ID (Job.ID), Stage and Task index the task within it; Kind is TaskEvicted, TaskFailed
+// or TaskKilled.
+type TaskFault struct {
+	T     Time
+	Job   int64
+	Stage int32
+	Task  int32
+	Kind  TaskOutcome
+}
+
+// checkFaults validates Faults: sorted by time, known jobs, stages and tasks, and kinds.
+func (w *Workload) checkFaults() error {
+	if len(w.Faults) == 0 {
+		return nil
+	}
+	byID := make(map[int64]int, len(w.Jobs))
+	for i := range w.Jobs {
+		byID[w.Jobs[i].ID] = i
+	}
+	var prev Time
+	for i, f := range w.Faults {
+		bad := func(format string, args ...any) error {
+			return &InvalidError{Job: -1, Stage: -1, Field: fmt.Sprintf("faults[%d]", i), Msg: fmt.Sprintf(format, args...)}
+		}
+		ji, ok := byID[f.Job]
+		switch {
+		case f.T < prev || f.T > MaxTime:
+			return bad("time %d not sorted or beyond %d µs", f.T, MaxTime)
+		case !ok:
+			return bad("unknown job ID %d", f.Job)
+		case f.Stage < 0 || int(f.Stage) >= len(w.Jobs[ji].Stages):
+			return bad("job %d has no stage %d", f.Job, f.Stage)
+		case f.Task < 0 || f.Task >= w.Jobs[ji].Stages[f.Stage].Tasks:
+			return bad("job %d stage %d has no task %d", f.Job, f.Stage, f.Task)
+		case f.Kind != TaskEvicted && f.Kind != TaskFailed && f.Kind != TaskKilled:
+			return bad("kind %s (want evicted, failed or killed)", f.Kind)
+		}
+		prev = f.T
+	}
+	return nil
+}
+
+// HashFaults returns a hex SHA-256 of Faults ("" without any). Workload.Hash leaves them out, so
+// the hash of an imported trace (and the results that record it) does not change with them: the
+// replay reads them only under engine.trace_evictions: replay, which the configuration records.
+func (w *Workload) HashFaults() string {
+	if len(w.Faults) == 0 {
+		return ""
+	}
+	h := sha256.New()
+	var buf [8]byte
+	i64 := func(x int64) {
+		binary.LittleEndian.PutUint64(buf[:], uint64(x))
+		h.Write(buf[:])
+	}
+	w.hashFaults(h, i64)
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// hashFaults adds Faults to a hash; nothing when there are none.
+func (w *Workload) hashFaults(h hash.Hash, i64 func(int64)) {
+	if len(w.Faults) == 0 {
+		return
+	}
+	h.Write([]byte("task-faults"))
+	i64(int64(len(w.Faults)))
+	for _, f := range w.Faults {
+		i64(f.T)
+		i64(f.Job)
+		i64(int64(f.Stage))
+		i64(int64(f.Task))
+		i64(int64(f.Kind))
 	}
 }

@@ -497,6 +497,9 @@ type Workload struct {
 	// ClusterEvents the machines' changes over time, both optional: see cluster.go.
 	Initial       []Hold
 	ClusterEvents []ClusterEvent
+	// Faults are the trace's evictions, failures and kills of earlier runs of the workload's
+	// tasks (cluster.go), replayed only on request.
+	Faults []TaskFault
 }
 
 // Tasks returns the number of tasks over all jobs.

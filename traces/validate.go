@@ -84,6 +84,9 @@ func (w *Workload) Validate() error {
 	if err := w.checkCluster(); err != nil {
 		return err
 	}
+	if err := w.checkFaults(); err != nil {
+		return err
+	}
 	return c.Done()
 }
 

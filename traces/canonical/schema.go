@@ -200,11 +200,12 @@ type Meta struct {
 	// keys KeyInitial and KeyClusterEvents, timeline.go).
 	Initial       []traces.Hold
 	ClusterEvents []traces.ClusterEvent
+	Faults        []traces.TaskFault // optional key KeyFaults
 }
 
 // MetaOf returns w's workload-level fields.
 func MetaOf(w *traces.Workload) Meta {
-	return Meta{Name: w.Name, Source: w.Source, Dims: w.Dims, Cluster: w.Cluster, Initial: w.Initial, ClusterEvents: w.ClusterEvents}
+	return Meta{Name: w.Name, Source: w.Source, Dims: w.Dims, Cluster: w.Cluster, Initial: w.Initial, ClusterEvents: w.ClusterEvents, Faults: w.Faults}
 }
 
 // jsonCluster is the cluster's JSON form, column-wise so that a cluster of thousands of machines

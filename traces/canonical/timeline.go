@@ -14,7 +14,62 @@ import (
 const (
 	KeyInitial       = "schedlab.initial"
 	KeyClusterEvents = "schedlab.cluster_events"
+	KeyFaults        = "schedlab.task_faults"
 )
+
+// jsonFaults is Faults column-wise: fault i at T[i] ends the run of task Task[i] of stage
+// Stage[i] of the job with ID Job[i], as Kind[i] ("evicted", "failed", "killed").
+type jsonFaults struct {
+	T     []int64  `json:"t"`
+	Job   []int64  `json:"job_id"`
+	Stage []int32  `json:"stage"`
+	Task  []int32  `json:"task"`
+	Kind  []string `json:"kind"`
+}
+
+func encodeFaults(fs []traces.TaskFault) ([]byte, error) {
+	n := len(fs)
+	j := jsonFaults{T: make([]int64, n), Job: make([]int64, n), Stage: make([]int32, n), Task: make([]int32, n), Kind: make([]string, n)}
+	for i, f := range fs {
+		j.T[i], j.Job[i], j.Stage[i], j.Task[i], j.Kind[i] = f.T, f.Job, f.Stage, f.Task, f.Kind.String()
+	}
+	return json.Marshal(j)
+}
+
+func decodeFaults(s string) ([]traces.TaskFault, error) {
+	if err := lenHint(s); err != nil {
+		return nil, err
+	}
+	var j jsonFaults
+	if err := json.Unmarshal([]byte(s), &j); err != nil {
+		return nil, err
+	}
+	n := len(j.T)
+	if err := columns(n, nil, len(j.Job), len(j.Stage), len(j.Task), len(j.Kind)); err != nil {
+		return nil, err
+	}
+	if n == 0 {
+		return nil, nil
+	}
+	fs := make([]traces.TaskFault, n)
+	for i := range fs {
+		k, ok := outcomeNamed(j.Kind[i])
+		if !ok {
+			return nil, fmt.Errorf("row %d: kind %q (want evicted, failed or killed)", i, j.Kind[i])
+		}
+		fs[i] = traces.TaskFault{T: j.T[i], Job: j.Job[i], Stage: j.Stage[i], Task: j.Task[i], Kind: k}
+	}
+	return fs, nil
+}
+
+func outcomeNamed(s string) (traces.TaskOutcome, bool) {
+	for _, k := range []traces.TaskOutcome{traces.TaskEvicted, traces.TaskFailed, traces.TaskKilled} {
+		if k.String() == s {
+			return k, true
+		}
+	}
+	return 0, false
+}
 
 // MaxTimelineRows bounds the initial holds and the cluster events a file may declare, checked
 // before they are allocated.
@@ -186,6 +241,13 @@ func (m Meta) timelineMetadata() (keys, values []string, err error) {
 		}
 		keys, values = append(keys, KeyClusterEvents), append(values, string(b))
 	}
+	if len(m.Faults) > 0 {
+		b, err := encodeFaults(m.Faults)
+		if err != nil {
+			return nil, nil, fmt.Errorf("canonical: encode faults: %w", err)
+		}
+		keys, values = append(keys, KeyFaults), append(values, string(b))
+	}
 	return keys, values, nil
 }
 
@@ -204,6 +266,13 @@ func (m *Meta) parseTimeline(find func(key string) (string, bool)) error {
 			return fmt.Errorf("%w: %s: %v", errMeta, KeyClusterEvents, err)
 		}
 		m.ClusterEvents = evs
+	}
+	if s, ok := find(KeyFaults); ok {
+		fs, err := decodeFaults(s)
+		if err != nil {
+			return fmt.Errorf("%w: %s: %v", errMeta, KeyFaults, err)
+		}
+		m.Faults = fs
 	}
 	return nil
 }

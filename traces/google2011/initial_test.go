@@ -16,6 +16,7 @@ import (
 // (UPDATE_RUNNING, finishes at 2600 s), B (FINISH at 2100 s), E (EVICT at 2400 s, then
 // rescheduled: a workload task too); C is killed while pending (no hold). F runs through the
 // whole window without an event in it, found only by --state-from (where G started and ended).
+// H is scheduled in the window, evicted, and scheduled again: its first run is a fault.
 func initialSource() Source {
 	dir := filepath.Join("testdata", "initial", "window")
 	return Source{JobEvents: []string{filepath.Join(dir, "job_events")}, TaskEvents: []string{filepath.Join(dir, "task_events")}}
@@ -59,9 +60,15 @@ func TestInitialHolds(t *testing.T) {
 			if tc.warn != "" && !strings.Contains(w.Source, "start state partly unknown") {
 				t.Errorf("source %q does not carry the warning", w.Source)
 			}
-			// D and E's second run are the workload's tasks; A, B, C and F are not.
-			if got := w.Tasks(); got != 2 {
-				t.Errorf("%d workload tasks, want 2", got)
+			// D, H and E's second run are the workload's tasks; A, B, C and F are not.
+			if got := w.Tasks(); got != 3 {
+				t.Errorf("%d workload tasks, want 3", got)
+			}
+			// H's first run, evicted at 2350 s, is the one fault (E's eviction ends its run from
+			// before the window, a hold, not a workload task's run).
+			wantFaults := []traces.TaskFault{{T: 2350 * s, Job: 107, Stage: 0, Task: 0, Kind: traces.TaskEvicted}}
+			if !reflect.DeepEqual(w.Faults, wantFaults) || st.Faults != 1 {
+				t.Errorf("faults %v (stats %d), want %v", w.Faults, st.Faults, wantFaults)
 			}
 			if err := w.Validate(); err != nil {
 				t.Fatal(err)
@@ -81,7 +88,7 @@ func TestInitialHolds(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if !reflect.DeepEqual(back.Initial, tc.want) {
+				if !reflect.DeepEqual(back.Initial, tc.want) || !reflect.DeepEqual(back.Faults, w.Faults) {
 					t.Errorf("%s: read back %v", ext, back.Initial)
 				}
 			}

@@ -137,6 +137,7 @@ func (s *jobScanner) taskRunEvent(st *jobState, e *taskEvent) error {
 		if typ == Evict {
 			r.evictions++
 		}
+		s.noteFault(st, r, e)
 		if r.sched >= 0 && r.stop < 0 {
 			r.stop, r.end = e.time, typ
 		}

@@ -166,6 +166,9 @@ type Stats struct {
 	// StartStateWarning says what of it is unknown, "" when nothing is.
 	Initial           InitialStats
 	StartStateWarning string
+	// Faults counts the evictions, failures and kills of runs before a task's last (the
+	// workload's Faults).
+	Faults int64
 }
 
 // Fprint writes a human-readable summary.
@@ -184,6 +187,9 @@ func (s *Stats) Fprint(w io.Writer) {
 			t.Attempts, t.Evictions, t.StartedBefore, t.Outcomes[traces.TaskRunning], t.End)
 		fmt.Fprintf(w, "requests: %d tasks without one (default), %d of zero (1e-6 cpu), %d clamped; %d tasks late (> %s after their job's submit)\n",
 			t.DefaultRequest, t.ZeroRequest, t.ClampedRequest, t.LateTasks, time.Duration(LateTask)*time.Microsecond)
+		if s.Faults > 0 {
+			fmt.Fprintf(w, "faults: %d runs before a task's last ended by EVICT, FAIL or KILL (replayed with engine.trace_evictions: replay)\n", s.Faults)
+		}
 		s.fprintInitial(w)
 	} else {
 		fmt.Fprintf(w, "jobs: %d records, %d imported, %d excluded (unfinished %d, still open %d, no submit %d, before window %d, never scheduled %d, after window %d, zero runtime %d)\n",
@@ -374,7 +380,9 @@ func (c *conversion) noJobs() error {
 }
 
 func (c *conversion) runTasks(emit func(*traces.Job) error) error {
-	s := &jobScanner{stats: &c.st.Scan, taskLevel: true, machines: make(map[int64]struct{}), initial: &initialState{}}
+	s := &jobScanner{stats: &c.st.Scan, taskLevel: true, machines: make(map[int64]struct{}), initial: &initialState{},
+		faults: make(map[int64][]rawFault)}
+	var faults []traces.TaskFault
 	if c.o.NoInitial {
 		s.initial = nil
 	}
@@ -388,7 +396,7 @@ func (c *conversion) runTasks(emit func(*traces.Job) error) error {
 			return err
 		}
 	}
-	tj := &taskJobs{scan: s, st: &c.st.Tasks, largest: largest(c.meta.Cluster), emit: func(j *traces.Job) error {
+	tj := &taskJobs{scan: s, st: &c.st.Tasks, largest: largest(c.meta.Cluster), faults: &faults, emit: func(j *traces.Job) error {
 		c.st.Imported++
 		return emit(j)
 	}}
@@ -413,6 +421,8 @@ func (c *conversion) runTasks(emit func(*traces.Job) error) error {
 		c.st.Machines = n
 		c.st.Cluster = fmt.Sprintf("published mix (%s) scaled to the %d machines tasks ran on", MixSource, n)
 	}
+	sortFaults(faults)
+	c.meta.Faults, c.st.Faults = faults, int64(len(faults))
 	if err == nil && s.initial != nil && s.tasks != nil && !s.tasks.fromStart() {
 		c.finishInitial(s, len(c.o.StateFrom) > 0, sfFromStart)
 	}
@@ -509,7 +519,7 @@ func WorkloadStats(src Source, o Options) (*traces.Workload, Stats, error) {
 		return nil, st, err
 	}
 	return &traces.Workload{Name: m.Name, Source: m.Source, Dims: m.Dims, Cluster: m.Cluster, Jobs: sortJobs(jobs),
-		Initial: m.Initial, ClusterEvents: m.ClusterEvents}, st, nil
+		Initial: m.Initial, ClusterEvents: m.ClusterEvents, Faults: m.Faults}, st, nil
 }
 
 // sortJobs orders jobs as traces.Workload.SortJobs does — by (submit, id), stably — but sorts
