@@ -65,6 +65,9 @@ type Options struct {
 	// NoInitial leaves out the running state at the window's start (no initial holds, no
 	// warning): the import of earlier versions, kept for comparisons.
 	NoInitial bool
+	// ClusterEvents makes the machine_events after the cluster's time the workload's cluster
+	// events (machevents.go); it needs the machine_events cluster.
+	ClusterEvents bool
 }
 
 // ErrOptions is wrapped by the errors of Options that cannot work.
@@ -120,6 +123,9 @@ func (o Options) normalize(src Source) (Options, error) {
 	if o.Machines < 0 || o.Machines > MaxMachines {
 		return o, optErr("machines %d outside 0..%d", o.Machines, MaxMachines)
 	}
+	if o.ClusterEvents && o.Cluster != ClusterMachineEvents {
+		return o, optErr("cluster events need the machine_events cluster; the cluster is %s", o.Cluster)
+	}
 	if o.Machines > 0 && o.Cluster != ClusterMix {
 		return o, optErr("machines scales the published mix; the cluster is %s", o.Cluster)
 	}
@@ -162,6 +168,9 @@ type Stats struct {
 	Cluster      string
 	Machines     int
 	MachineStats MachineStats
+	// ClusterEvents counts the machine events after the cluster's time kept as the workload's
+	// (Options.ClusterEvents).
+	ClusterEvents int
 	// Initial describes the running state at the window's start (task-level imports);
 	// StartStateWarning says what of it is unknown, "" when nothing is.
 	Initial           InitialStats
@@ -285,6 +294,13 @@ func newConversion(src Source, o Options) (*conversion, error) {
 			return nil, err
 		}
 		c.st.Cluster = fmt.Sprintf("machine_events at t=%d (the input's first event)", at)
+		if o.ClusterEvents {
+			if c.meta.ClusterEvents, err = clusterEvents(c.machFile, at, &c.meta.Cluster, c.opener); err != nil {
+				return nil, err
+			}
+			c.st.ClusterEvents = len(c.meta.ClusterEvents)
+			c.st.Cluster += fmt.Sprintf(", then %d machine events (%d machines in all)", c.st.ClusterEvents, len(c.meta.Cluster.Machines))
+		}
 	case o.Machines > 0 || o.Level == LevelJob:
 		n := o.Machines
 		if n == 0 {
