@@ -194,7 +194,8 @@ type TaskFault struct {
 	Kind  TaskOutcome
 }
 
-// checkFaults validates Faults: sorted by time, known jobs, stages and tasks, and kinds.
+// checkFaults validates Faults: sorted by time, stages and tasks that exist in their job, and
+// kinds. A fault of a job not in the workload (shaping dropped it) is allowed; the replay skips it.
 func (w *Workload) checkFaults() error {
 	if len(w.Faults) == 0 {
 		return nil
@@ -212,11 +213,9 @@ func (w *Workload) checkFaults() error {
 		switch {
 		case f.T < prev || f.T > MaxTime:
 			return bad("time %d not sorted or beyond %d µs", f.T, MaxTime)
-		case !ok:
-			return bad("unknown job ID %d", f.Job)
-		case f.Stage < 0 || int(f.Stage) >= len(w.Jobs[ji].Stages):
+		case ok && (f.Stage < 0 || int(f.Stage) >= len(w.Jobs[ji].Stages)):
 			return bad("job %d has no stage %d", f.Job, f.Stage)
-		case f.Task < 0 || f.Task >= w.Jobs[ji].Stages[f.Stage].Tasks:
+		case ok && (f.Task < 0 || f.Task >= w.Jobs[ji].Stages[f.Stage].Tasks):
 			return bad("job %d stage %d has no task %d", f.Job, f.Stage, f.Task)
 		case f.Kind != TaskEvicted && f.Kind != TaskFailed && f.Kind != TaskKilled:
 			return bad("kind %s (want evicted, failed or killed)", f.Kind)
@@ -257,4 +256,33 @@ func (w *Workload) hashFaults(h hash.Hash, i64 func(int64)) {
 		i64(int64(f.Task))
 		i64(int64(f.Kind))
 	}
+}
+
+// ShiftTimeline moves Initial, ClusterEvents and Faults by -by, as rebasing a time window moves
+// its jobs: holds that ended by then are dropped and the rest start at 0 at the earliest; cluster
+// events from before take effect at 0 (in order, so the machines' life cycles stay whole); faults
+// from before are dropped.
+func (w *Workload) ShiftTimeline(by Time) {
+	if by == 0 {
+		return
+	}
+	hs := w.Initial[:0]
+	for _, h := range w.Initial {
+		if h.End-by <= 0 {
+			continue
+		}
+		h.Start, h.End = max(h.Start-by, 0), h.End-by
+		hs = append(hs, h)
+	}
+	w.Initial = hs
+	for i := range w.ClusterEvents {
+		w.ClusterEvents[i].T = max(w.ClusterEvents[i].T-by, 0)
+	}
+	fs := w.Faults[:0]
+	for _, f := range w.Faults {
+		if f.T -= by; f.T >= 0 {
+			fs = append(fs, f)
+		}
+	}
+	w.Faults = fs
 }

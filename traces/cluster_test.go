@@ -41,7 +41,15 @@ func TestCheckCluster(t *testing.T) {
 		{"hold empty interval", func(w *Workload) { w.Initial = []Hold{{Machine: 0, Start: 5, End: 5, Demand: VecOf(1, 0)}} }, "initial[0]"},
 		{"hold zero demand", func(w *Workload) { w.Initial = []Hold{{Machine: 0, Start: 0, End: 5}} }, "not zero"},
 		{"hold machine", func(w *Workload) { w.Initial = []Hold{{Machine: -1, Start: 0, End: 5, Demand: VecOf(1, 0)}} }, "out of range"},
-		{"fault unknown job", func(w *Workload) { w.Faults = []TaskFault{{T: 1, Job: 7, Kind: TaskEvicted}} }, "unknown job ID 7"},
+		{"fault of a job shaping dropped", func(w *Workload) { w.Faults = []TaskFault{{T: 1, Job: 7, Kind: TaskEvicted}} }, ""},
+		{"fault bad stage", func(w *Workload) {
+			w.Jobs = []Job{{ID: 7, Stages: []Stage{{Name: "a", Tasks: 1, Demand: VecOf(0.5, 0.5), Duration: 5, Estimate: 5}}}}
+			w.Faults = []TaskFault{{T: 1, Job: 7, Stage: 1, Kind: TaskEvicted}}
+		}, "job 7 has no stage 1"},
+		{"fault bad kind", func(w *Workload) {
+			w.Jobs = []Job{{ID: 7, Stages: []Stage{{Name: "a", Tasks: 1, Demand: VecOf(0.5, 0.5), Duration: 5, Estimate: 5}}}}
+			w.Faults = []TaskFault{{T: 1, Job: 7, Kind: TaskFinished}}
+		}, "kind finished"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			w := base()
@@ -82,5 +90,20 @@ func TestFailureModel(t *testing.T) {
 	}
 	if err := (FailureModel{MTTF: Second}).Validate(); err == nil {
 		t.Fatal("mttf without mttr accepted")
+	}
+}
+
+func TestShiftTimeline(t *testing.T) {
+	w := &Workload{
+		Initial:       []Hold{{Machine: 0, Start: 0, End: 5}, {Machine: 1, Start: 3, End: 20}, {Machine: 0, Start: 12, End: 15}},
+		ClusterEvents: []ClusterEvent{{T: 4, Kind: MachineRemove}, {T: 11, Kind: MachineAdd}},
+		Faults:        []TaskFault{{T: 9, Job: 1}, {T: 10, Job: 2}},
+	}
+	w.ShiftTimeline(10)
+	wantH := []Hold{{Machine: 1, Start: 0, End: 10}, {Machine: 0, Start: 2, End: 5}}
+	wantE := []ClusterEvent{{T: 0, Kind: MachineRemove}, {T: 1, Kind: MachineAdd}}
+	wantF := []TaskFault{{T: 0, Job: 2}}
+	if !reflect.DeepEqual(w.Initial, wantH) || !reflect.DeepEqual(w.ClusterEvents, wantE) || !reflect.DeepEqual(w.Faults, wantF) {
+		t.Fatalf("got %v %v %v", w.Initial, w.ClusterEvents, w.Faults)
 	}
 }
