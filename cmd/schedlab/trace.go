@@ -87,8 +87,14 @@ temporary run files next to --out). Tables of the 2019 trace are refused with an
   1 task of the default demand - task counts and demands are then unknown); jobs killed,
   failed, unfinished or started before the trace window are left out and counted.
 
+  A window that starts mid-trace begins with tasks already running: those with an event in the
+  window become initial holds (background load the replay keeps on their machines until they
+  end); --state-from with the earlier task_events parts finds those running through the whole
+  window, and without it the import warns that the start state is partly unknown. The EVICT,
+  FAIL and KILL of earlier runs are kept for engine.trace_evictions.
+
   The cluster (--cluster) is machine_events when given (the machines up at the input's first
-  event, with their capacity then), else the published machine mix of the trace's cell (Reiss et
+  event, with their capacity then; --cluster-events replays later ADD/REMOVE/UPDATE), else the published machine mix of the trace's cell (Reiss et
   al., SoCC 2012, Table 1) scaled to --machines, by default to the machines the tasks ran on
   (12,583 for a job-level import).`)
 	cmd := &cobra.Command{
