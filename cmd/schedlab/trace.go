@@ -122,6 +122,9 @@ temporary run files next to --out). Tables of the 2019 trace are refused with an
 			if err := resolveData(srcs, func(s string) bool { return format == "tpcdag" && wbuiltin.Has(s) }); err != nil {
 				return err
 			}
+			if err := resolveData(g.StateFrom, nil); err != nil {
+				return err
+			}
 			for _, s := range srcs { // a named pipe would block the import forever
 				if err := experiments.CheckRegular(s, true); err != nil {
 					return fmt.Errorf("trace import %s: --src %v", format, err)

@@ -73,6 +73,7 @@ type initialState struct {
 	holds   []initialHold
 	open    map[taskKey]int32 // hold of a task still running
 	before  map[taskKey]sfTask
+	sfEnd   traces.Time // the last StateFrom event's time
 	st      InitialStats
 }
 
@@ -147,6 +148,9 @@ func (in *initialState) readStateFrom(files []string, opener func(string) (io.Re
 		}
 		if err := e.parse(r, f); err != nil {
 			return false, err
+		}
+		if e.time != AfterWindow {
+			in.sfEnd = max(in.sfEnd, e.time)
 		}
 		k := taskKey{e.jobID, e.index}
 		c, m := fixed(e.ev.CPURequest), fixed(e.ev.MemRequest)
@@ -305,8 +309,11 @@ func startWarning(start traces.Time, stateFrom bool, sfFromStart bool) string {
 
 // finishInitial places the scan's initial holds on the workload's cluster, records them in the
 // metadata and says what of the start state is unknown.
-func (c *conversion) finishInitial(s *jobScanner, stateFrom, sfFromStart bool) {
+func (c *conversion) finishInitial(s *jobScanner, stateFrom, sfFromStart bool) error {
 	in := s.initial
+	if stateFrom && in.started && in.sfEnd > in.start {
+		return optErr("--state-from reaches t=%d, past the window's start (t=%d): give the task_events parts before the window", in.sfEnd, in.start)
+	}
 	index := clusterIndex(c.meta.Cluster, c.o.Cluster == ClusterMachineEvents, s.machines)
 	c.meta.Initial = in.finish(s.lastTask, c.tjDefault(), largest(c.meta.Cluster), index)
 	c.st.Initial = in.st
@@ -316,6 +323,7 @@ func (c *conversion) finishInitial(s *jobScanner, stateFrom, sfFromStart bool) {
 		c.st.StartStateWarning = w
 		c.meta.Source += "; " + w
 	}
+	return nil
 }
 
 // tjDefault returns the default per-task demand in fixed point.

@@ -96,6 +96,15 @@ func TestInitialHolds(t *testing.T) {
 	}
 }
 
+// --state-from parts that reach into the window are an options error.
+func TestStateFromOverlapsWindow(t *testing.T) {
+	sf := writeFile(t, t.TempDir(), "task_events_sf.csv", []byte("0,,1,0,,0,u,1,5,0.1,0.1,0,0\n2100000000,,1,0,3,1,u,1,5,0.1,0.1,0,0\n"))
+	_, _, err := WorkloadStats(initialSource(), Options{StateFrom: []string{sf}})
+	if !errors.Is(err, ErrOptions) || !strings.Contains(err.Error(), "past the window's start") {
+		t.Fatalf("error %v", err)
+	}
+}
+
 // An input from the trace's beginning has no running state to recover and no warning.
 func TestInitialFromStart(t *testing.T) {
 	_, st, err := WorkloadStats(miniSource(), Options{})
@@ -108,7 +117,8 @@ func TestInitialFromStart(t *testing.T) {
 }
 
 // FuzzStateFrom feeds arbitrary bytes as the --state-from task_events beside the crafted window:
-// the import must end in a *ParseError naming the state-from file, or give a valid workload
+// the import must end in a *ParseError naming the state-from file (or an options error when it
+// reaches past the window's start), or give a valid workload
 // whose holds all lie in the window.
 func FuzzStateFrom(f *testing.F) {
 	seed, err := os.ReadFile(filepath.Join("testdata", "initial", "state_from", "task_events", "part-00000.csv"))
@@ -122,6 +132,9 @@ func FuzzStateFrom(f *testing.F) {
 		dir := t.TempDir()
 		sf := writeFile(t, dir, "task_events_sf.csv", data)
 		w, st, err := WorkloadStats(initialSource(), Options{StateFrom: []string{sf}})
+		if errors.Is(err, ErrOptions) {
+			return // state-from past the window's start
+		}
 		if err != nil {
 			var pe *ParseError
 			if !errors.As(err, &pe) || pe.File != sf || pe.Msg == "" {

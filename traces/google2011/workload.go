@@ -406,7 +406,7 @@ func (c *conversion) runTasks(emit func(*traces.Job) error) error {
 	if len(c.o.StateFrom) > 0 && s.initial != nil {
 		files, err := expand(c.o.StateFrom)
 		if err != nil {
-			return err
+			return fmt.Errorf("state-from: %w", err)
 		}
 		if sfFromStart, err = s.initial.readStateFrom(files, c.opener); err != nil {
 			return err
@@ -440,7 +440,7 @@ func (c *conversion) runTasks(emit func(*traces.Job) error) error {
 	sortFaults(faults)
 	c.meta.Faults, c.st.Faults = faults, int64(len(faults))
 	if err == nil && s.initial != nil && s.tasks != nil && !s.tasks.fromStart() {
-		c.finishInitial(s, len(c.o.StateFrom) > 0, sfFromStart)
+		err = c.finishInitial(s, len(c.o.StateFrom) > 0, sfFromStart)
 	}
 	return err
 }
