@@ -46,6 +46,19 @@ var baseKeys = []Key{
 	{"engine.preempt_keeps_work", false, "a preempted task resumes where it stopped (default: it restarts)"},
 	{"engine.horizon_s", 0.0, "stop the replay at this simulated time; 0 runs until every job completed"},
 	{"engine.oracle", false, "show policies true task durations instead of estimates"},
+	{"engine.decision_time", "none", "charge each scheduling call's decision time to the simulated clock, its plan landing that much later: none, const (engine.decision_time_s) or measured (the call's wall time; the run is then not deterministic and never cached)"},
+	{"engine.decision_time_s", 0.0, "with engine.decision_time: const, the seconds every scheduling call takes"},
+	{"engine.decision_time_scale", 1.0, "with engine.decision_time: measured, the factor applied to each call's wall time"},
+	{"engine.heartbeat_s", 0.0, "YARN node heartbeat period in seconds: containers launch at their node's heartbeat and finishes are seen at the next one (yarn-default.xml nodemanagers.heartbeat-interval-ms: 1 s); 0 = off"},
+	{"engine.containers_per_heartbeat", 1, "containers a node launches per heartbeat when engine.heartbeat_s is on (FairScheduler assignmultiple=false: 1); 0 = no cap"},
+	{"engine.am", false, "give every job an application-master container, placed first fit by the engine before its tasks and held for its life (YARN/Tez: one AM per application)"},
+	{"engine.am_demand", "", "the AM container's size: comma-separated amounts in the workload's resource order and units, e.g. 1,1.5 (needed with engine.am)"},
+	{"engine.am_startup_s", 0.0, "seconds from an AM's launch until its job's tasks are visible to the policy (AM start-up)"},
+	{"engine.am_setup_s", 0.0, "seconds of AM-side job setup after start-up, before the first stage"},
+	{"engine.am_teardown_s", 0.0, "seconds of AM-side teardown after a job's last task, counted in its completion time"},
+	{"engine.max_am_share", 0.0, "FairScheduler maxAMShare: a queue's AMs use at most this fraction of its fair share (capacity split equally among active queues; FairScheduler default 0.5); 0 = no limit"},
+	{"engine.reservations", false, "FairScheduler node reservations: a start that does not fit its node reserves the node, which takes no other container until the reserved one starts"},
+	{"engine.slowstart", 1.0, "consumer slow-start: a stage's tasks may launch once this fraction of its producers' tasks finished, holding resources until their input is complete (MapReduce 0.05, Tez 0.25-0.75); 1 = wait for all"},
 	{"engine.initial_state", true, "replay the workload's initial holds (the tasks running at a trace window's start); false starts on an empty cluster"},
 	{"engine.cluster_events", true, "replay the workload's cluster events (machines added, removed, resized); false keeps the cluster fixed"},
 	{"engine.failures_mttf_s", 0.0, "failure model: mean seconds until a machine fails (is removed, its tasks killed and requeued); 0 disables it"},
@@ -64,6 +77,8 @@ var baseKeys = []Key{
 	{"limits.max_job_tasks", int64(0), "refuse a workload with a job of more tasks than this; 0 = no per-job limit"},
 	{"limits.max_stage_tasks", int64(0), "refuse a workload with a stage of more tasks than this; 0 = no per-stage limit"},
 	{"limits.max_machines", int64(0), "refuse a cluster, or a workload.machines value (exit status 2), of more machines than this; 0 = half the available memory at 1 KiB per machine"},
+	{"testbed", "", "a named testbed profile (experiments/testbeds/<name>.yaml, `schedlab testbed list`) or a profile .yaml file: a bundle of engine.* settings applied as defaults, which configuration files, --set and the environment override"},
+	{"engine.stop_after_queue", "", "when every job of this queue has finished, submit no other job and end the run once the running jobs finish (ccra's runs: the LQ generators are killed when the last TQ job ends); empty = off"},
 }
 
 // Config is a resolved run configuration.
@@ -86,6 +101,9 @@ type Config struct {
 	// result.
 	Progress      io.Writer
 	ProgressEvery time.Duration
+
+	// Testbed names the testbed profile whose settings were applied ("" = none).
+	Testbed string
 }
 
 // PredictConfig selects the online runtime predictor (policies/predict).
@@ -133,6 +151,16 @@ type EngineConfig struct {
 	PreemptKeepsWork bool
 	HorizonS         float64
 	Oracle           bool
+	// DecisionTime is the decision-time mode (decision.go); DecisionTimeS its constant and
+	// DecisionTimeScale its factor on measured wall time.
+	DecisionTime      string
+	DecisionTimeS     float64
+	DecisionTimeScale float64
+	// Yarn holds the YARN execution mechanics (yarnkeys.go).
+	Yarn YarnKeys
+	// StopAfterQueue ends the run's submissions when this queue's jobs have all finished
+	// (replay.Config.StopAfterQueue); "" = off.
+	StopAfterQueue string
 	// InitialState, ClusterEvents and the failure model: see replay's cluster.go.
 	InitialState, ClusterEvents  bool
 	FailuresMTTFS, FailuresMTTRS float64
@@ -341,14 +369,17 @@ func Resolve(v *viper.Viper) (Config, error) {
 	if err := CheckKeys(v.AllKeys(), "configuration"); err != nil {
 		return Config{}, err
 	}
+	testbed, err := applyTestbed(v)
+	if err != nil {
+		return Config{}, err
+	}
 	if err := checkEmpty(v); err != nil {
 		return Config{}, err
 	}
 	if err := checkIntegers(v); err != nil {
 		return Config{}, err
 	}
-	var c Config
-	var err error
+	c := Config{Testbed: testbed}
 	get := func(key string, f func(any) error) {
 		if err == nil {
 			if e := f(v.Get(key)); e != nil {
@@ -423,6 +454,10 @@ func Resolve(v *viper.Viper) (Config, error) {
 	get("engine.preempt_keeps_work", boolean(&c.Engine.PreemptKeepsWork))
 	get("engine.horizon_s", seconds(&c.Engine.HorizonS))
 	get("engine.oracle", boolean(&c.Engine.Oracle))
+	get("engine.decision_time", str(&c.Engine.DecisionTime))
+	get("engine.decision_time_s", seconds(&c.Engine.DecisionTimeS))
+	get("engine.decision_time_scale", nonNegFloat(&c.Engine.DecisionTimeScale))
+	get("engine.stop_after_queue", str(&c.Engine.StopAfterQueue))
 	get("engine.initial_state", boolean(&c.Engine.InitialState))
 	get("engine.cluster_events", boolean(&c.Engine.ClusterEvents))
 	get("engine.failures_mttf_s", seconds(&c.Engine.FailuresMTTFS))
@@ -467,6 +502,9 @@ func Resolve(v *viper.Viper) (Config, error) {
 	get("limits.max_job_tasks", count(&l.MaxJobTasks))
 	get("limits.max_stage_tasks", count(&l.MaxStageTasks))
 	get("limits.max_machines", count(&l.MaxMachines))
+	if err == nil {
+		err = resolveYarn(v, &c.Engine.Yarn)
+	}
 	if err != nil {
 		return Config{}, err
 	}
@@ -481,6 +519,9 @@ func Resolve(v *viper.Viper) (Config, error) {
 	}
 	if c.Workload.Name == "" {
 		return Config{}, configErr("workload.name: empty")
+	}
+	if err := checkDecisionTime(c.Engine); err != nil {
+		return Config{}, err
 	}
 	if c.Policy.Level != "job" && c.Policy.Level != "queue" {
 		return Config{}, configErr("policy.level: %q (valid: job, queue)", c.Policy.Level)
@@ -530,19 +571,18 @@ func (c Config) Map() map[string]any {
 			workload[c.Workload.Generator] = ws.Generator
 		}
 	}
-	return map[string]any{
+	m := map[string]any{
 		"seed":     c.Seed,
 		"workload": workload,
 		"policy": map[string]any{
 			"name": c.Policy.Name, "level": c.Policy.Level, "backfill": c.Policy.Backfill,
 			"class_order": order, "params": params,
 		},
-		"engine": map[string]any{
+		"engine": c.Engine.Yarn.addTo(map[string]any{
 			"cycle_s": c.Engine.CycleS, "preempt_delay_s": c.Engine.PreemptDelayS,
 			"preempt_keeps_work": c.Engine.PreemptKeepsWork, "horizon_s": c.Engine.HorizonS,
-			"oracle": c.Engine.Oracle, "initial_state": c.Engine.InitialState, "cluster_events": c.Engine.ClusterEvents,
-			"failures_mttf_s": c.Engine.FailuresMTTFS, "failures_mttr_s": c.Engine.FailuresMTTRS, "trace_evictions": c.Engine.TraceEvictions,
-		},
+			"oracle": c.Engine.Oracle,
+		}),
 		"metrics": map[string]any{"usage_window_s": c.Metrics.UsageWindowS},
 		"predict": map[string]any{
 			"name": c.Predict.Name, "features": nonNil(c.Predict.Features), "estimators": nonNil(c.Predict.Estimators),
@@ -551,6 +591,10 @@ func (c Config) Map() map[string]any {
 		},
 		"system": c.System,
 	}
+	decisionKeys(m["engine"].(map[string]any), c.Engine)
+	clusterKeys(m["engine"].(map[string]any), c.Engine)
+	c.mapTestbed(m)
+	return m
 }
 
 func nonNil(xs []string) []string {

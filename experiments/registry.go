@@ -27,7 +27,7 @@ func SpecIDs() []string {
 	var ids []string
 	matches, _ := fs.Glob(specFS, "*/*.yaml")
 	for _, m := range matches {
-		if strings.HasPrefix(path.Base(m), "_") {
+		if strings.HasPrefix(path.Base(m), "_") || path.Dir(m) == testbedDir {
 			continue
 		}
 		ids = append(ids, strings.TrimSuffix(m, ".yaml"))

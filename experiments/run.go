@@ -55,6 +55,8 @@ type EngineStats struct {
 	// p99_us, max_us, total_s) for a policy that measures them (callTimer: the external
 	// policy); absent for the others. Wall-clock figures: never decided on, never a metric.
 	PolicyCalls any `json:"policy_calls,omitempty"`
+	// DecisionTime is what engine.decision_time did; absent when it is none.
+	DecisionTime *DecisionStats `json:"decision_time,omitempty"`
 }
 
 // callTimer is an optional ability of a policy: a summary of its scheduling calls' wall times,
@@ -96,6 +98,8 @@ func (c Config) EngineConfig() replay.Config {
 		Horizon:          traces.FromSeconds(c.Engine.HorizonS),
 		Oracle:           c.Engine.Oracle,
 		UsageWindow:      traces.FromSeconds(c.Metrics.UsageWindowS),
+		Yarn:             c.Engine.Yarn.replay(),
+		StopAfterQueue:   c.Engine.StopAfterQueue,
 		IgnoreInitial:    !c.Engine.InitialState, IgnoreClusterEvents: !c.Engine.ClusterEvents,
 		Failures:       traces.FailureModel{MTTF: traces.FromSeconds(c.Engine.FailuresMTTFS), MTTR: traces.FromSeconds(c.Engine.FailuresMTTRS)},
 		FailureRand:    Rand(c.Seed, "engine.failures"),
@@ -137,6 +141,9 @@ func runHashed(c Config, w *traces.Workload, hash string, prog *runProgress) (*O
 	if err := checkUsageWindows(c, w); err != nil {
 		return nil, err
 	}
+	if err := checkStopQueue(c, w); err != nil {
+		return nil, err
+	}
 	p, err := NewPolicy(c)
 	if err != nil {
 		return nil, err
@@ -156,7 +163,9 @@ func runHashed(c Config, w *traces.Workload, hash string, prog *runProgress) (*O
 	}
 	probe := newWaitProbe(w, ec.Cycle)
 	ec.Log = probe.log
-	e, err := replay.New(w, prog.track(p), ec)
+	var engineP policies.Policy
+	ec.DecisionTime, engineP = decisionTimer(c, p)
+	e, err := replay.New(w, prog.track(engineP), ec)
 	if err != nil {
 		return nil, err
 	}
@@ -191,5 +200,6 @@ func runHashed(c Config, w *traces.Workload, hash string, prog *runProgress) (*O
 	if ct, ok := p.(callTimer); ok {
 		o.Engine.PolicyCalls = ct.CallLatency()
 	}
+	decisionOutcome(o)
 	return o, nil
 }

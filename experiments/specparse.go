@@ -361,7 +361,7 @@ func CheckValue(key string, val any) error {
 	v := NewViper()
 	v.Set(key, val)
 	c, err := Resolve(v)
-	if err != nil {
+	if err != nil && !combinationErr(err) { // a combination of keys is the whole configuration's business
 		return err
 	}
 	if key == "policy.name" && !builtin.Registry().Has(c.Policy.Name) {

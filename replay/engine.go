@@ -32,6 +32,9 @@ type Config struct {
 	Horizon traces.Time
 	// Oracle shows policies true durations instead of estimates.
 	Oracle bool
+	// StopAfterQueue, when set, stops submitting jobs once every job of this queue finished;
+	// the run ends when the jobs already submitted finish (stoprule.go).
+	StopAfterQueue string
 	// Pooled treats the cluster as one capacity vector even if the workload lists machines.
 	Pooled bool
 	// UsageWindow is the length of the windows over which per-queue resource usage is averaged
@@ -42,6 +45,12 @@ type Config struct {
 	Estimator Estimator
 	// Log, when set, receives every event as it happens (scenario tests, debugging).
 	Log func(LogEntry)
+	// DecisionTime, when set, charges each scheduling call's decision time to the simulated
+	// clock: the plan takes effect that much later (decision.go).
+	DecisionTime DecisionTimer
+	// Yarn switches on the execution mechanics of a YARN cluster (yarn.go); its zero value
+	// leaves every one off.
+	Yarn YarnConfig
 	// Failures, when its MTTF is set, removes and re-adds machines at random (cluster.go), drawing
 	// from FailureRand.
 	Failures    traces.FailureModel
@@ -77,8 +86,11 @@ type LogEntry struct {
 }
 
 func (e LogEntry) String() string {
+	if s, ok := yarnLogString(e); ok {
+		return s
+	}
 	switch e.Kind {
-	case KindTick, KindHorizon:
+	case KindTick, KindHorizon, KindStop:
 		return fmt.Sprintf("t=%d %s", e.T, e.Kind)
 	case KindMachineAdd, KindMachineRemove, KindMachineResize:
 		return fmt.Sprintf("t=%d %s machine=%d", e.T, e.Kind, e.Machine)
@@ -206,6 +218,9 @@ type Engine struct {
 	m          *meter
 	lastFinish traces.Time
 	ran        bool
+	dt         decisionState // a busy scheduler's held plan (decision.go)
+	y          *yarnRT       // YARN mechanics (yarn.go); nil when all are off
+	stop       stopRule
 	cl         *clusterRT // a changing cluster and initial holds (cluster.go); nil without
 }
 
@@ -217,6 +232,12 @@ type Stats struct {
 	Preemptions     int64
 	StaleFinishes   int64 // finish events of preempted task attempts, discarded
 	SlowedStarts    int64 // task starts of soft-constrained jobs off their preferred resources
+	// With a DecisionTimer: the simulated time charged, the calls that fell due while the
+	// scheduler was busy, and the plan elements dropped (decision.go).
+	DecisionTime    traces.Time
+	DelayedCalls    int64
+	DroppedPreempts int64
+	DroppedStarts   int64 // tasks
 }
 
 var _ policies.View = (*Engine)(nil)
@@ -288,6 +309,12 @@ func New(w *traces.Workload, p policies.Policy, cfg Config) (*Engine, error) {
 		}
 	}
 	e.m = newMeter(e)
+	if err := e.initStopRule(); err != nil {
+		return nil, err
+	}
+	if err := e.initYarn(); err != nil {
+		return nil, err
+	}
 	return e, nil
 }
 
@@ -302,7 +329,7 @@ func (e *Engine) Run() (*Result, error) {
 		e.heap.push(event{t: firstTick(e.w.Jobs[0].Submit, e.cfg.Cycle), kind: KindTick})
 	}
 	for {
-		t, ok := e.nextTime()
+		t, ok := e.nextStop()
 		if !ok {
 			break
 		}
@@ -328,7 +355,14 @@ func (e *Engine) Run() (*Result, error) {
 				tick = true
 			}
 		}
-		if (e.cfg.Cycle == 0 && e.dirty) || tick {
+		if e.y != nil {
+			e.yarnInstant()
+		}
+		call, err := e.decisionPoint((e.cfg.Cycle == 0 && e.dirty) || tick)
+		if err != nil {
+			return nil, err
+		}
+		if call {
 			if err := e.schedule(); err != nil {
 				return nil, err
 			}
@@ -349,10 +383,10 @@ func (e *Engine) Run() (*Result, error) {
 // flight or to arrive, or the last plan acted. A cycle that found nothing to do with nothing in
 // flight would repeat forever, so the run ends there with its unfinished jobs reported.
 func (e *Engine) moreTicks() bool {
-	if e.nActive == 0 && e.nextArr == len(e.jobs) {
+	if e.nActive == 0 && e.nextArr == len(e.jobs) && !e.yarnWaiting() {
 		return false
 	}
-	return e.heap.Len() > 0 || e.nextArr < len(e.jobs) || len(e.plan.Starts) > 0 || len(e.plan.Preempts) > 0
+	return e.heap.Len() > 0 || e.nextArr < len(e.jobs) || len(e.plan.Starts) > 0 || len(e.plan.Preempts) > 0 || e.dt.busy
 }
 
 func firstTick(submit, cycle traces.Time) traces.Time {
@@ -410,6 +444,9 @@ func (e *Engine) processOne() (bool, error) {
 		e.log(LogEntry{T: e.now, Kind: KindTick, Job: -1})
 		return true, nil
 	default:
+		if e.y != nil && e.yarnEvent(&ev) {
+			return false, nil
+		}
 		return false, fmt.Errorf("replay: internal: unexpected %s event in heap", ev.kind)
 	}
 	return false, nil
@@ -439,6 +476,9 @@ func (e *Engine) markChanged(j int32) {
 }
 
 func (e *Engine) arrive(j int32) {
+	if e.y != nil && e.y.am != nil && e.amSubmit(j) {
+		return // the job reaches the policy once its AM is up (am.go)
+	}
 	jr := &e.jobs[j]
 	jr.arrived = true
 	e.stats.Events++
@@ -453,6 +493,9 @@ func (e *Engine) arrive(j int32) {
 			jr.pending += jr.stages[si].pending
 			jr.markReady(int32(si))
 		}
+	}
+	if e.y != nil && e.y.slow != nil {
+		e.slowArrive(j)
 	}
 	e.markChanged(j)
 }
@@ -484,6 +527,9 @@ func (e *Engine) finish(ev *event) error {
 	}
 	e.stats.Events++
 	e.log(LogEntry{T: e.now, Kind: KindFinish, Job: ev.job, Stage: ev.stage, Task: ev.task, Machine: ev.machine})
+	if e.dt.busy {
+		e.taskFinished(ev)
+	}
 	st.status[ev.task] = taskDone
 	st.running--
 	st.finished++
@@ -498,9 +544,16 @@ func (e *Engine) finish(ev *event) error {
 	e.m.allocChanged(ev.job, d, -1)
 	e.release(ev.machine, d)
 	e.markChanged(ev.job)
+	if e.y != nil && e.y.slow != nil {
+		e.slowProgress(ev.job, ev.stage)
+	}
 	if st.finished == st.src.Tasks {
 		for _, c := range st.children {
 			cs := &jr.stages[c]
+			if cs.parentsLeft == 0 { // slow-started early (slowstart.go)
+				e.slowParentDone(ev.job, c)
+				continue
+			}
 			cs.parentsLeft--
 			if cs.parentsLeft == 0 {
 				jr.pending += cs.pending
@@ -511,17 +564,28 @@ func (e *Engine) finish(ev *event) error {
 		}
 	}
 	if jr.finished == jr.info.Tasks {
-		jr.done = true
-		jr.finish = e.now
-		e.lastFinish = e.now
-		e.nActive--
-		e.stats.Events++
-		e.log(LogEntry{T: e.now, Kind: KindComplete, Job: ev.job})
-		if e.cfg.Estimator != nil {
-			e.cfg.Estimator.Observe(&e.w.Jobs[ev.job], e.now-jr.firstStart)
+		if e.y != nil && e.y.am != nil {
+			e.amTeardown(ev.job) // the job completes after its AM's teardown (am.go)
+			return nil
 		}
+		e.completeJob(ev.job)
 	}
 	return nil
+}
+
+// completeJob records that job j completed now.
+func (e *Engine) completeJob(j int32) {
+	jr := &e.jobs[j]
+	jr.done = true
+	jr.finish = e.now
+	e.lastFinish = e.now
+	e.nActive--
+	e.stats.Events++
+	e.log(LogEntry{T: e.now, Kind: KindComplete, Job: j})
+	if e.cfg.Estimator != nil {
+		e.cfg.Estimator.Observe(&e.w.Jobs[j], e.now-jr.firstStart)
+	}
+	e.stopRuleJobDone(j)
 }
 
 func (e *Engine) release(m int32, d traces.Vec) {
@@ -546,6 +610,9 @@ func (e *Engine) schedule() error {
 	e.changed = e.changed[:0]
 	e.changedMach = e.changedMach[:0]
 	e.dirty = false
+	if e.hold() {
+		return nil // applied when the decision time is over (decision.go)
+	}
 	for i, p := range e.plan.Preempts {
 		if err := e.preempt(i, p); err != nil {
 			return err
@@ -605,6 +672,12 @@ func (e *Engine) start(i int, s policies.Start) error {
 	}
 	d := st.src.Demand
 	need := d.Scale(int64(s.Count))
+	if e.y != nil && e.y.resv != nil {
+		if s.Count = e.reserveAdmit(s, jr, d); s.Count == 0 {
+			return nil // the node is reserved for another container, or now for this one
+		}
+		need = d.Scale(int64(s.Count))
+	}
 	if !need.Fits(e.free[s.Machine]) {
 		return e.planError(decision(), "over-commit: needs %s, machine has %s free", need.Format(len(e.dims)), e.free[s.Machine].Format(len(e.dims)))
 	}
@@ -650,7 +723,11 @@ func (e *Engine) start(i int, s policies.Start) error {
 			if st.worked != nil {
 				dur -= st.worked[task]
 			}
-			e.heap.push(event{t: e.now + dur, kind: KindFinish, job: int32(s.Job), stage: s.Stage, task: task, machine: s.Machine, attempt: st.attempt[task]})
+			if e.y == nil {
+				e.heap.push(event{t: e.now + dur, kind: KindFinish, job: int32(s.Job), stage: s.Stage, task: task, machine: s.Machine, attempt: st.attempt[task]})
+			} else {
+				e.pushFinish(int32(s.Job), s.Stage, task, s.Machine, dur) // yarn.go
+			}
 		}
 		e.stats.Events++
 		e.stats.Starts++
@@ -700,9 +777,9 @@ func (e *Engine) preempt(i int, p policies.TaskRef) error {
 	if st.worked != nil {
 		work := st.worked[p.Task]
 		if slowed {
-			work += nominalWork(e.now-st.started[p.Task], true, jr.pl.slow)
+			work += nominalWork(e.workElapsed(st, p), true, jr.pl.slow)
 		} else {
-			work += e.now - st.started[p.Task]
+			work += e.workElapsed(st, p)
 		}
 		// Rounding the slowed share must not count a preempted task as done.
 		st.worked[p.Task] = min(work, st.src.TaskDuration(p.Task)-1)

@@ -18,6 +18,16 @@ const (
 	KindUnlock   // a stage's parents all finished
 	KindComplete // a job finished
 	KindHorizon  // the run stopped at its horizon
+	// Kinds of the YARN mechanics (yarn.go); the first three sit in the heap.
+	KindAMReady   // a job's AM finished start-up and setup: the job arrives at the policy
+	KindAMDone    // a job's AM finished its teardown: the job completes
+	KindAMRelease // a completed job's AM container is freed (at its node's next heartbeat)
+	KindSubmit    // a job was submitted and waits for its AM container
+	KindAMStart   // a job's AM container was placed
+	KindReserve   // a node was reserved for a container that does not fit
+	KindUnreserve // a node's reservation was fulfilled or dropped
+	KindInput     // a slow-started stage's input became complete: its waiting tasks run
+	KindStop      // the stop rule fired: no further submissions (Config.StopAfterQueue)
 	// KindCluster sits in the heap (cluster.go): the cluster's timeline at an instant, or a
 	// failure-model failure or repair; it comes after ticks at equal times, which is harmless
 	// since the scheduling point follows every event of its instant.
@@ -30,6 +40,7 @@ const (
 )
 
 var kindNames = [...]string{"finish", "release", "arrival", "tick", "start", "preempt", "unlock", "complete", "horizon",
+	"amready", "amdone", "amrelease", "submit", "amstart", "reserve", "unreserve", "input", "stop",
 	"cluster", "machine_add", "machine_remove", "machine_resize", "kill"}
 
 func (k Kind) String() string {

@@ -56,6 +56,9 @@ func (e *Engine) checkInvariants() error {
 			return fmt.Errorf("replay: invariant: %s event at t=%d behind the clock t=%d", ev.kind, ev.t, e.now)
 		}
 	}
+	if e.y != nil {
+		e.yarnHeld(held)
+	}
 	e.clusterHeld(held)
 	for m := range e.mach {
 		if e.free[m].AnyNegative() {

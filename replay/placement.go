@@ -161,7 +161,11 @@ func (e *Engine) settleDeferred() {
 			e.stats.SlowedStarts++
 		}
 		st.slowed[d.task] = slowed
-		e.heap.push(event{t: e.now + dur, kind: KindFinish, job: d.job, stage: d.stage, task: d.task, machine: st.machine[d.task], attempt: st.attempt[d.task]})
+		if e.y == nil {
+			e.heap.push(event{t: e.now + dur, kind: KindFinish, job: d.job, stage: d.stage, task: d.task, machine: st.machine[d.task], attempt: st.attempt[d.task]})
+		} else {
+			e.pushFinish(d.job, d.stage, d.task, st.machine[d.task], dur) // yarn.go
+		}
 	}
 	e.deferred = e.deferred[:0]
 }

@@ -23,6 +23,9 @@ type JobRecord struct {
 	Finished    int64 // tasks completed
 	Work        traces.Time
 	Preemptions int32
+	// AMStart is when the job's application-master container was placed (YarnConfig.AM), -1
+	// without one. Submit → AMStart is the AM admission wait; FirstStart is the first task's.
+	AMStart traces.Time
 	// SlowedStarts counts task starts that ran Slowdown times longer (a soft-constrained job
 	// off its preferred resources).
 	SlowedStarts int32
@@ -107,6 +110,7 @@ func (e *Engine) result() *Result {
 			Priority: src.Priority, Submit: src.Submit, FirstStart: jr.firstStart, Finish: -1,
 			Completed: jr.done, Deadline: src.Deadline, Tasks: jr.info.Tasks, Finished: jr.finished,
 			Work: src.Work(), Preemptions: jr.preemptions, Utility: math.NaN(), Target: src.Deadline,
+			AMStart: e.amStart(ji),
 		}
 		if jr.pl != nil {
 			rec.SlowedStarts = jr.pl.slowed

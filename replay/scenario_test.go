@@ -24,7 +24,9 @@ var update = flag.Bool("update", false, "rewrite golden files under testdata/")
 //	cluster machines=2 cpu=1 mem=1 [rack_size=2] [gpu=1] [pooled]
 //	job submit=0 [deadline=30] [queue=q] [class=c] [placement=hard:gpu|soft:rack:1.5]
 //	stage name=a tasks=2 dur=10 cpu=0.5 mem=0.5 [est=8] [parents=a,b]
-//	engine [cycle=5] [preempt_delay=2] [keeps_work] [horizon=100] [oracle]
+//	engine [cycle=5] [preempt_delay=2] [keeps_work] [horizon=100] [oracle] [decision=2] [stop_after=queue]
+//	       [heartbeat=1] [per_beat=1] [am=0.5,0.5] [am_startup=8] [am_setup=3] [am_teardown=2]
+//	       [max_am_share=0.5] [reservations] [slowstart=0.5]   (YARN mechanics, yarn.go)
 //	at 0 start job=0 stage=0 machine=0 count=2
 //	at 3 preempt job=0 stage=0 task=1
 //	hold machine=0 start=0 end=5 cpu=0.5 mem=0.5
@@ -34,7 +36,8 @@ var update = flag.Bool("update", false, "rewrite golden files under testdata/")
 //	fault 4 job=ID stage=0 task=0 kind=evicted   (replayed with: engine trace_evictions)
 //
 // rack_size puts machines into racks r0, r1, … of that many machines; gpu=N gives the first N
-// machines a GPU. Times are seconds. `at T` decisions are returned by a scripted policy at the scheduling point
+// machines a GPU. decision=C charges every scheduling call C seconds of decision time (its plan
+// applies C seconds after the call; decision.go). Times are seconds. `at T` decisions are returned by a scripted policy at the scheduling point
 // at time T (a decision for an instant with no scheduling point is an error). The golden file
 // holds the event log, the policy's view at each call, and the summary or the engine's error.
 func TestScenarios(t *testing.T) {
@@ -79,6 +82,9 @@ func (s *scripted) Name() string { return "scripted" }
 func (s *scripted) Schedule(v policies.View, p *policies.Plan) error {
 	s.calls++
 	fmt.Fprintf(s.out, "schedule t=%d changed=%v free=%s\n", v.Now(), v.Changed(), v.FreeTotal().Format(len(v.Dims())))
+	if d, ok := v.(policies.PlanDrops); ok && len(d.DroppedPreempts()) > 0 {
+		fmt.Fprintf(s.out, "dropped preempts=%v\n", d.DroppedPreempts())
+	}
 	if d, ok := s.at[v.Now()]; ok {
 		p.Starts = append(p.Starts, d.Starts...)
 		p.Preempts = append(p.Preempts, d.Preempts...)
@@ -183,6 +189,7 @@ func runScenario(file string) (string, error) {
 			}
 			j.Stages = append(j.Stages, s)
 		case "engine":
+			cfg.StopAfterQueue = kv["stop_after"]
 			if _, ok := kv["cycle"]; ok {
 				cfg.Cycle = traces.FromSeconds(num("cycle"))
 			}
@@ -192,8 +199,14 @@ func runScenario(file string) (string, error) {
 			if _, ok := kv["horizon"]; ok {
 				cfg.Horizon = traces.FromSeconds(num("horizon"))
 			}
+			if _, ok := kv["decision"]; ok {
+				cfg.DecisionTime = constDecision(traces.FromSeconds(num("decision")))
+			}
 			cfg.PreemptKeepsWork = flags["keeps_work"]
 			cfg.Oracle = flags["oracle"]
+			if err == nil {
+				err = scenarioYarn(&cfg.Yarn, kv, flags)
+			}
 			cfg.TraceEvictions = flags["trace_evictions"]
 		case "hold":
 			w.Initial = append(w.Initial, traces.Hold{Machine: int32(num("machine")), Start: traces.FromSeconds(num("start")),
@@ -257,6 +270,11 @@ func runScenario(file string) (string, error) {
 	s := Summarize(res)
 	fmt.Fprintf(&out, "summary: jobs=%d completed=%d avg_jct_s=%g makespan_s=%g slo_miss_rate=%g utilization=%v preemptions=%d events=%d\n",
 		s.Jobs, s.Completed, s.AvgJCT, s.Makespan, s.SLOMissRate, s.Utilization, s.Preemptions, res.Stats.Events)
+	if cfg.DecisionTime != nil {
+		st := res.Stats
+		fmt.Fprintf(&out, "decision: calls=%d charged=%d delayed_calls=%d dropped_preempts=%d dropped_starts=%d\n",
+			st.SchedulingCalls, st.DecisionTime, st.DelayedCalls, st.DroppedPreempts, st.DroppedStarts)
+	}
 	if c := res.Cluster; c != nil {
 		fmt.Fprintf(&out, "cluster: holds=%d rejected=%d dropped=%d held_at_start=%s added=%d removed=%d resized=%d failures=%d kills=%d work_lost=%d capacity=%s\n",
 			c.Holds, c.HoldsRejected, c.HoldsDropped, c.HeldAtStart.Format(2), c.Added, c.Removed, c.Resized, c.Failures, c.Kills, c.WorkLost, res.Capacity.Format(2))
@@ -272,10 +290,18 @@ func runScenario(file string) (string, error) {
 		if !w.Jobs[j.Index].Placement.IsZero() {
 			fmt.Fprintf(&out, " slowed_starts=%d", j.SlowedStarts)
 		}
+		if cfg.Yarn.AM {
+			fmt.Fprintf(&out, " am_start=%d", j.AMStart)
+		}
 		fmt.Fprintln(&out)
 	}
 	return out.String(), nil
 }
+
+// constDecision charges every call the same decision time.
+type constDecision traces.Time
+
+func (c constDecision) DecisionTime() traces.Time { return traces.Time(c) }
 
 func mustFloat(s string) float64 {
 	x, err := strconv.ParseFloat(s, 64)

@@ -43,11 +43,11 @@ func TestReproduceFromAnyDirectory(t *testing.T) {
 	}
 	t.Setenv(datapath.Env, dataLink(t))
 	t.Chdir(t.TempDir())
-	_, errOut, code := runCLI(t, "reproduce", "bpf-fig5", "bpf-fig9", "jv-fig12", "jv-fig9", "--label", "quick", "--out", "r", "--parallel", "2")
+	_, errOut, code := runBuilt(t, "reproduce", "bpf-fig5", "bpf-fig9", "jv-fig12", "jv-fig9", "--label", "quick", "--out", "r", "--parallel", "2")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	_, errOut, code = runCLI(t, "run", "--policy", "fair", "--set", "workload.generator=decima",
+	_, errOut, code = runBuilt(t, "run", "--policy", "fair", "--set", "workload.generator=decima",
 		"--set", "workload.decima.dir=../shared/data/decima-tpch", "--set", "workload.decima.init_jobs=1",
 		"--set", "workload.decima.stream_jobs=4", "--out", "decima")
 	if code != 0 {

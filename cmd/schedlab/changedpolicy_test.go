@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/schedlab/schedlab/internal/testbin"
 )
 
 // TestSweepCatchesAChangedPolicy is the regression a cache must not hide: schedlab is rebuilt
@@ -39,6 +41,7 @@ func TestSweepCatchesAChangedPolicy(t *testing.T) {
 	changed := filepath.Join(dir, "bin", "schedlab")
 	build := exec.Command(gobin, "build", "-overlay", filepath.Join(dir, "overlay.json"), "-o", changed, "./cmd/schedlab")
 	build.Dir = root
+	build.Env = testbin.BuildEnv() // make build's configuration: only the changed packages compile
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("building the changed schedlab: %v\n%s", err, out)
 	}

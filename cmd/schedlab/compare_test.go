@@ -19,7 +19,7 @@ func TestCompareGatesARegression(t *testing.T) {
 		for _, s := range sets {
 			args = append(args, "--set", s)
 		}
-		if o, e, code := runCLI(t, args...); code != 0 {
+		if o, e, code := runBuilt(t, args...); code != 0 {
 			t.Fatalf("sweep %s: exit %d\n%s%s", name, code, o, e)
 		}
 		return out
@@ -27,16 +27,16 @@ func TestCompareGatesARegression(t *testing.T) {
 	base, rerun, slow := sweepTo("base"), sweepTo("rerun"), sweepTo("slow")
 	sweeptest.SlowDown(t, slow, 1.5)
 
-	out, errOut, code := runCLI(t, "compare", base, rerun, "--fail-on-regression")
+	out, errOut, code := runBuilt(t, "compare", base, rerun, "--fail-on-regression")
 	if code != 0 || !strings.Contains(out, "no regressions.") || strings.Contains(out, "REGRESSION") {
 		t.Errorf("unchanged rerun: exit %d\n%s%s", code, out, errOut)
 	}
-	out, errOut, code = runCLI(t, "compare", base, slow, "--fail-on-regression", "--metric", "avg_jct_s", "--metric", "p95_jct_s")
+	out, errOut, code = runBuilt(t, "compare", base, slow, "--fail-on-regression", "--metric", "avg_jct_s", "--metric", "p95_jct_s")
 	if code != 1 || !strings.Contains(out, "REGRESSION") || !strings.Contains(errOut, "regression") {
 		t.Errorf("injected regression: exit %d\n%s%s", code, out, errOut)
 	}
 	// Without --fail-on-regression the comparison only reports.
-	out, _, code = runCLI(t, "compare", base, slow, "--format", "markdown")
+	out, _, code = runBuilt(t, "compare", base, slow, "--format", "markdown")
 	if code != 0 || !strings.Contains(out, "| group") || !strings.Contains(out, "**REGRESSION**") {
 		t.Errorf("markdown report: exit %d\n%s", code, out)
 	}

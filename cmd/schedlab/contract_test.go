@@ -13,12 +13,16 @@ import (
 	"time"
 
 	"github.com/schedlab/schedlab/experiments"
+	"github.com/schedlab/schedlab/internal/testbin"
 )
 
 // schedlabLink returns a link named "schedlab" to this test binary, which then runs as the
 // command (see TestMain).
 func schedlabLink(t *testing.T) string {
 	t.Helper()
+	if bin, ok := testbin.Prebuilt(); ok {
+		return bin
+	}
 	self, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
@@ -104,6 +108,8 @@ func TestExitStatusContract(t *testing.T) {
 			[]string{"time slices of 0.001 s (engine.cycle_s, as policy.params.quantum_s is unset) makes 60000 slices"}, ""},
 		{"a bpf queue start of 1e300 s names the key", []string{"run", "--policy", "bpf", "--set", "policy.params.queues.q.start_s=1e300"}, nil, 2,
 			[]string{"policy.params.queues.q.start_s: want a number of seconds in [0, 1e9], got 1e300"}, ""},
+		{"an unknown testbed profile is suggested", []string{"run", "--set", "testbed=ccra-hadop27"}, nil, 2, []string{`testbed: unknown profile "ccra-hadop27", did you mean ccra-hadoop27?`}, ""},
+		{"a stop rule on no queue", []string{"run", "--set", "engine.stop_after_queue=nosuchqueue"}, nil, 2, []string{`engine.stop_after_queue: workload tpch-fb has no queue "nosuchqueue"`}, "replay:"},
 		{"a microsecond usage window", []string{"run", "--set", "metrics.usage_window_s=0.000001", "--set", "engine.horizon_s=100"}, nil, 2, []string{"metrics.usage_window_s: 1e-06 s makes at least 100000000 usage windows"}, ""},
 		// Data: limits checked before the replay allocates.
 		{"a stage of 2^31-1 tasks", []string{"run", "--workload", contract("stage-2147483647.txt")}, nil, 1, []string{"stage-2147483647.txt", "tasks: 2147483647 exceeds the limit of", "limits.max_tasks, derived from"}, ""},
@@ -214,7 +220,7 @@ func TestSpecNameWinsOverPath(t *testing.T) {
 	if err := os.WriteFile("demo-policies", []byte("title: a file named like a spec\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, errOut, code := runCLI(t, "reproduce", "cora-solver", "--label", "quick", "--out", "r", "--parallel", "1")
+	_, errOut, code := runBuilt(t, "reproduce", "cora-solver", "--label", "quick", "--out", "r", "--parallel", "1")
 	if code != 0 {
 		t.Fatalf("reproduce cora-solver beside a cora-solver/ directory: exit %d: %s", code, errOut)
 	}
@@ -233,7 +239,7 @@ func TestSpecNameWinsOverPath(t *testing.T) {
 		{[]string{"sweep", "cora-solver.yaml", "--out", "s"}, `no such spec "cora-solver.yaml": no such file`},
 		{[]string{"sweep", "demo", "--out", "s"}, `no such spec "demo": a paper, not one spec: name one of demo/policies`},
 	} {
-		_, errOut, code := runCLI(t, tc.args...)
+		_, errOut, code := runBuilt(t, tc.args...)
 		if code != 2 || !strings.Contains(errOut, tc.want) || strings.Count(strings.TrimSpace(errOut), "\n") != 0 {
 			t.Errorf("%s: exit %d, stderr %q; want exit 2 and one line with %q", strings.Join(tc.args, " "), code, errOut, tc.want)
 		}
@@ -313,11 +319,11 @@ func TestNamedPipesAreRefused(t *testing.T) {
 func TestRunProgressLines(t *testing.T) {
 	dir := t.TempDir()
 	loud, quiet := filepath.Join(dir, "loud"), filepath.Join(dir, "quiet")
-	_, errOut, code := runCLI(t, "run", "--set", "engine.horizon_s=20000", "--progress-interval", "1ms", "--out", loud)
+	_, errOut, code := runBuilt(t, "run", "--set", "engine.horizon_s=20000", "--progress-interval", "1ms", "--out", loud)
 	if code != 0 || !strings.Contains(errOut, "schedlab: t=") || !strings.Contains(errOut, " s simulated, ") {
 		t.Fatalf("exit %d, stderr %q; want progress lines", code, errOut)
 	}
-	_, errOut, code = runCLI(t, "run", "-q", "--set", "engine.horizon_s=20000", "--progress-interval", "1ms", "--out", quiet)
+	_, errOut, code = runBuilt(t, "run", "-q", "--set", "engine.horizon_s=20000", "--progress-interval", "1ms", "--out", quiet)
 	if code != 0 || errOut != "" {
 		t.Fatalf("-q: exit %d, stderr %q; want nothing", code, errOut)
 	}

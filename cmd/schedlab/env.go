@@ -18,6 +18,7 @@ var otherEnv = []string{
 	jvu.PaperSrcEnv,         // the Google 2011 month of the jv reproductions
 	solver.EnvWasm,          // the HiGHS WebAssembly build
 	solver.EnvCache,         // wazero's compilation cache
+	"SCHEDLAB_TEST_BIN",     // make test's prebuilt schedlab for the tests (internal/testbin); schedlab ignores it
 }
 
 // envNames lists every SCHEDLAB_* variable schedlab reads: one per configuration key, and

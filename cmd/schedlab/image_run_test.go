@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/schedlab/schedlab/internal/testbin"
 	"github.com/schedlab/schedlab/policies/solver"
 )
 
@@ -57,12 +58,14 @@ func TestImageRunsASweepShard(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// The static binary of `make build` (CGO_ENABLED=0), which `make test` builds first; `make
+	// image` copies the same file.
 	bin := filepath.Join(ctx, "out", "bin", "schedlab")
 	begin := time.Now()
-	build := exec.Command("go", "build", "-trimpath", "-o", bin, ".")
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build (static): %v\n%s", err, out)
+	if b, err := os.ReadFile(testbin.Schedlab(t)); err != nil {
+		t.Fatal(err)
+	} else if err := os.WriteFile(bin, b, 0o755); err != nil {
+		t.Fatal(err)
 	}
 	wasm, werr := solver.LocateWasm()
 	if werr == nil {
@@ -76,7 +79,7 @@ func TestImageRunsASweepShard(t *testing.T) {
 	} else {
 		t.Logf("the image gets no highs.wasm and its solver check is left out: %v", werr)
 	}
-	t.Logf("static binary built in %v", time.Since(begin).Round(time.Millisecond))
+	t.Logf("static binary ready in %v", time.Since(begin).Round(time.Millisecond))
 
 	pm := func(args ...string) (string, error) {
 		cmd := exec.Command(podman, append(podmanFlags(dir), args...)...)

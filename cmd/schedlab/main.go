@@ -47,7 +47,7 @@ unknown command, flag or configuration key, a bad or empty value).`,
 		SilenceErrors: true,
 	}
 	root.SetFlagErrorFunc(flagError)
-	root.AddCommand(newRunCmd(), newPoliciesCmd(), newConfigCmd(), newPredictCmd(), newVersionCmd(), newSolverCmd(), newTraceCmd(), newSweepCmd(), newReproduceCmd(), newCompareCmd())
+	root.AddCommand(newRunCmd(), newPoliciesCmd(), newConfigCmd(), newPredictCmd(), newVersionCmd(), newSolverCmd(), newTraceCmd(), newSweepCmd(), newReproduceCmd(), newCompareCmd(), newTestbedCmd())
 	// cobra adds these two when it executes; added now, they follow the contract too.
 	root.InitDefaultCompletionCmd()
 	root.InitDefaultHelpCmd()

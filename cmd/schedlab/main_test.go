@@ -2,11 +2,15 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"flag"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/schedlab/schedlab/internal/testbin"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files under testdata/")
@@ -15,6 +19,30 @@ func runCLI(t *testing.T, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
 	var out, errb bytes.Buffer
 	code = exit(&errb, run(&out, &errb, args))
+	return out.String(), errb.String(), code
+}
+
+// runBuilt runs the command line as a separate process of make test's prebuilt schedlab
+// ($SCHEDLAB_TEST_BIN, internal/testbin) when there is one, else in this process like runCLI. It
+// is for end-to-end tests of whole reproductions and sweeps: built without the race detector,
+// such a run takes seconds instead of a minute, and the same code runs under -race in its own
+// packages' tests (experiments/reproduce, experiments/sweep, ...).
+func runBuilt(t *testing.T, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	bin, ok := testbin.Prebuilt()
+	if !ok {
+		return runCLI(t, args...)
+	}
+	var out, errb bytes.Buffer
+	cmd := exec.Command(bin, args...)
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) {
+			t.Fatalf("%s: %v", bin, err)
+		}
+		code = ee.ExitCode()
+	}
 	return out.String(), errb.String(), code
 }
 

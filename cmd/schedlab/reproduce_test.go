@@ -42,7 +42,7 @@ func TestReproduceList(t *testing.T) {
 // the order given.
 func TestReproduceMixesSpecsAndJVu(t *testing.T) {
 	dir := t.TempDir()
-	out, errOut, code := runCLI(t, "reproduce", "jv-table1", tinySpec, "jv-fig12", "--label", "quick", "--set", tinyWorkload, "--out", dir)
+	out, errOut, code := runBuilt(t, "reproduce", "jv-table1", tinySpec, "jv-fig12", "--label", "quick", "--set", tinyWorkload, "--out", dir)
 	if code != 0 {
 		t.Fatalf("exit %d\n%s%s", code, out, errOut)
 	}
@@ -93,7 +93,7 @@ func TestReproduceJVuTrace(t *testing.T) {
 // spec, on its small workload) and checks the report files.
 func TestReproduceSpecFile(t *testing.T) {
 	dir := t.TempDir()
-	out, errOut, code := runCLI(t, "reproduce", tinySpec, "--label", "quick", "--set", tinyWorkload, "--out", dir)
+	out, errOut, code := runBuilt(t, "reproduce", tinySpec, "--label", "quick", "--set", tinyWorkload, "--out", dir)
 	if code != 0 {
 		t.Fatalf("exit %d\n%s%s", code, out, errOut)
 	}
@@ -131,7 +131,7 @@ func TestReproduceUsageErrors(t *testing.T) {
 func TestReproduceBPFByAlias(t *testing.T) {
 	out := t.TempDir()
 	t.Chdir(filepath.Join("..", ".."))
-	stdout, errOut, code := runCLI(t, "reproduce", "bpf-fig1", "bpf-fig9", "--label", "quick", "--out", out, "--parallel", "2")
+	stdout, errOut, code := runBuilt(t, "reproduce", "bpf-fig1", "bpf-fig9", "--label", "quick", "--out", out, "--parallel", "2")
 	if code != 0 {
 		t.Fatalf("exit %d\n%s%s", code, stdout, errOut)
 	}
@@ -202,7 +202,7 @@ figures:
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			args := append([]string{"reproduce", "--label", "quick", "--out", t.TempDir()}, tt.args...)
-			stdout, stderr, code := runCLI(t, args...)
+			stdout, stderr, code := runBuilt(t, args...)
 			if code != tt.code || !strings.Contains(stdout, tt.stdout) || !strings.Contains(stderr, tt.stderr) {
 				t.Errorf("exit %d, stdout %q, stderr %q; want %d, %q, %q", code, stdout, stderr, tt.code, tt.stdout, tt.stderr)
 			}
@@ -223,7 +223,7 @@ func TestReproduceFailedSpecKeepsTheReport(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "out")
-	stdout, errOut, code := runCLI(t, "reproduce", bad, tinySpec, "--label", "quick", "--set", tinyWorkload, "--out", out)
+	stdout, errOut, code := runBuilt(t, "reproduce", bad, tinySpec, "--label", "quick", "--set", tinyWorkload, "--out", out)
 	if code != 1 {
 		t.Fatalf("exit %d, want 1\n%s%s", code, stdout, errOut)
 	}

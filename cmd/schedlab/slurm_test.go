@@ -356,7 +356,10 @@ func (c *slurmCluster) jobState(bin map[string]string, id string) (state, reason
 	return state, reason
 }
 
-func TestSlurmArrayGathersTheSweep(t *testing.T) {
+// slurmForSchedlab starts a one-node Slurm cluster whose jobs find this test binary as
+// `schedlab` on their PATH (see TestMain), or skips the test.
+func slurmForSchedlab(t *testing.T) (*slurmCluster, map[string]string) {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("starts a Slurm cluster")
 	}
@@ -369,50 +372,22 @@ func TestSlurmArrayGathersTheSweep(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := startSlurm(t, bin)
-
-	// The jobs run this test binary as `schedlab` (see TestMain).
 	binDir := filepath.Join(c.dir, "bin")
 	os.Mkdir(binDir, 0o755)
 	if err := os.Symlink(self, filepath.Join(binDir, "schedlab")); err != nil {
 		t.Fatal(err)
 	}
 	c.env = append(c.env, "PATH="+binDir+string(os.PathListSeparator)+os.Getenv("PATH"))
+	return c, bin
+}
+
+func TestSlurmArrayGathersTheSweep(t *testing.T) {
+	c, bin := slurmForSchedlab(t)
 	spec, _ := filepath.Abs(tinySpec)
 	workload, _ := filepath.Abs("../../experiments/sweep/testdata/tiny-tpch.txt")
 	args := []string{"sweep", spec, "--label", "quick", "--set", "workload.name=" + workload}
-
 	out := filepath.Join(c.dir, "results")
-	if o, e, code := runCLI(t, append(args, "--emit", "slurm", "--shards", "3", "--parallel", "1", "--out", out)...); code != 0 {
-		t.Fatalf("emit: exit %d\n%s%s", code, o, e)
-	}
-	o := sweep.EmitOptions{Name: sweep.JobName("tiny")}
-	array := c.submit(t, bin, out, filepath.Join(out, o.SlurmArrayFile()))
-	gather := c.submit(t, bin, out, "--dependency=afterok:"+array, filepath.Join(out, o.SlurmGatherFile()))
-	t.Logf("submitted array job %s and gather job %s", array, gather)
-
-	jobLogs := func() string {
-		var b strings.Builder
-		files, _ := filepath.Glob(filepath.Join(out, "slurm-*.out"))
-		for _, f := range files {
-			s, _ := os.ReadFile(f)
-			fmt.Fprintf(&b, "--- %s\n%s", filepath.Base(f), s)
-		}
-		return b.String() + c.logs()
-	}
-	deadline := time.Now().Add(3 * time.Minute)
-	for {
-		state, reason := c.jobState(bin, gather)
-		if state == "COMPLETED" {
-			break
-		}
-		if reason == "DependencyNeverSatisfied" || strings.Contains(state, "FAIL") || state == "CANCELLED" || state == "TIMEOUT" {
-			t.Fatalf("gather job %s: %s (%s)\n%s", gather, state, reason, jobLogs())
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("gather job %s still %s (%s) after 3 minutes\n%s", gather, state, reason, jobLogs())
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+	jobLogs := c.sweep(t, bin, "tiny", args, out, 3)
 
 	local := filepath.Join(c.dir, "local")
 	if o, e, code := runCLI(t, append(args, "--out", local, "--parallel", "2")...); code != 0 {
@@ -434,5 +409,43 @@ func TestSlurmArrayGathersTheSweep(t *testing.T) {
 		if err != nil || m.Shard != fmt.Sprintf("%d/3", i) {
 			t.Errorf("shard %d: manifest %v, %v", i, m, err)
 		}
+	}
+}
+
+// sweep emits the sweep of args as a Slurm array of shards jobs and a gather job into out,
+// submits both and waits up to 3 minutes for the gather to complete. It returns a function that
+// collects the jobs' and daemons' logs.
+func (c *slurmCluster) sweep(t *testing.T, bin map[string]string, name string, args []string, out string, shards int) func() string {
+	t.Helper()
+	if o, e, code := runCLI(t, append(args, "--emit", "slurm", "--shards", fmt.Sprint(shards), "--parallel", "1", "--out", out)...); code != 0 {
+		t.Fatalf("emit: exit %d\n%s%s", code, o, e)
+	}
+	o := sweep.EmitOptions{Name: sweep.JobName(name)}
+	array := c.submit(t, bin, out, filepath.Join(out, o.SlurmArrayFile()))
+	gather := c.submit(t, bin, out, "--dependency=afterok:"+array, filepath.Join(out, o.SlurmGatherFile()))
+	t.Logf("submitted array job %s and gather job %s", array, gather)
+
+	jobLogs := func() string {
+		var b strings.Builder
+		files, _ := filepath.Glob(filepath.Join(out, "slurm-*.out"))
+		for _, f := range files {
+			s, _ := os.ReadFile(f)
+			fmt.Fprintf(&b, "--- %s\n%s", filepath.Base(f), s)
+		}
+		return b.String() + c.logs()
+	}
+	deadline := time.Now().Add(3 * time.Minute)
+	for {
+		state, reason := c.jobState(bin, gather)
+		if state == "COMPLETED" {
+			return jobLogs
+		}
+		if reason == "DependencyNeverSatisfied" || strings.Contains(state, "FAIL") || state == "CANCELLED" || state == "TIMEOUT" {
+			t.Fatalf("gather job %s: %s (%s)\n%s", gather, state, reason, jobLogs())
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("gather job %s still %s (%s) after 3 minutes\n%s", gather, state, reason, jobLogs())
+		}
+		time.Sleep(200 * time.Millisecond)
 	}
 }

@@ -19,7 +19,7 @@ const (
 func TestSweepCommandShardsAndGathers(t *testing.T) {
 	dir := t.TempDir()
 	whole := filepath.Join(dir, "whole")
-	out, errOut, code := runCLI(t, "sweep", tinySpec, "--label", "quick", "--set", tinyWorkload, "--out", whole, "--parallel", "2")
+	out, errOut, code := runBuilt(t, "sweep", tinySpec, "--label", "quick", "--set", tinyWorkload, "--out", whole, "--parallel", "2")
 	if code != 0 {
 		t.Fatalf("sweep: exit %d\n%s%s", code, out, errOut)
 	}
@@ -27,21 +27,21 @@ func TestSweepCommandShardsAndGathers(t *testing.T) {
 		t.Errorf("output:\n%s", out)
 	}
 	// Rerun: everything cached.
-	out, _, code = runCLI(t, "sweep", tinySpec, "--label", "quick", "--set", tinyWorkload, "--out", whole)
+	out, _, code = runBuilt(t, "sweep", tinySpec, "--label", "quick", "--set", tinyWorkload, "--out", whole)
 	if code != 0 || !strings.Contains(out, "8 cells (0 run, 8 cached)") {
 		t.Errorf("rerun: exit %d\n%s", code, out)
 	}
 	var shards []string
 	for _, s := range []string{"0/2", "1/2"} {
 		d := filepath.Join(dir, "shard-"+s[:1])
-		out, errOut, code := runCLI(t, "sweep", tinySpec, "--label", "quick", "--set", tinyWorkload, "--out", d, "--shard", s)
+		out, errOut, code := runBuilt(t, "sweep", tinySpec, "--label", "quick", "--set", tinyWorkload, "--out", d, "--shard", s)
 		if code != 0 || !strings.Contains(out, "4 cells (4 run, 0 cached)") {
 			t.Fatalf("shard %s: exit %d\n%s%s", s, code, out, errOut)
 		}
 		shards = append(shards, d)
 	}
 	g := filepath.Join(dir, "gathered")
-	out, errOut, code = runCLI(t, append([]string{"sweep", "--gather", "--out", g}, shards...)...)
+	out, errOut, code = runBuilt(t, append([]string{"sweep", "--gather", "--out", g}, shards...)...)
 	if code != 0 || !strings.Contains(out, "gathered 2 shards: 8 cells") {
 		t.Fatalf("gather: exit %d\n%s%s", code, out, errOut)
 	}
@@ -76,10 +76,10 @@ func TestSweepEmit(t *testing.T) {
 
 func TestSweepBalance(t *testing.T) {
 	dir := t.TempDir()
-	if out, errOut, code := runCLI(t, "sweep", tinySpec, "--set", tinyWorkload, "--out", dir, "--parallel", "2"); code != 0 {
+	if out, errOut, code := runBuilt(t, "sweep", tinySpec, "--set", tinyWorkload, "--out", dir, "--parallel", "2"); code != 0 {
 		t.Fatalf("sweep: exit %d\n%s%s", code, out, errOut)
 	}
-	out, errOut, code := runCLI(t, "sweep", tinySpec, "--set", tinyWorkload, "--out", dir, "--balance", "--shards", "3")
+	out, errOut, code := runBuilt(t, "sweep", tinySpec, "--set", tinyWorkload, "--out", dir, "--balance", "--shards", "3")
 	if code != 0 {
 		t.Fatalf("balance: exit %d\n%s", code, errOut)
 	}
@@ -90,7 +90,7 @@ func TestSweepBalance(t *testing.T) {
 		}
 	}
 	// Balancing by the measured costs of that run.
-	out, errOut, code = runCLI(t, "sweep", tinySpec, "--set", tinyWorkload, "--out", dir, "--balance", "--shards", "3", "--costs", dir)
+	out, errOut, code = runBuilt(t, "sweep", tinySpec, "--set", tinyWorkload, "--out", dir, "--balance", "--shards", "3", "--costs", dir)
 	if code != 0 || !strings.Contains(out, "costs measured in "+dir+" (12 of 12 cells run there") {
 		t.Errorf("balance --costs: exit %d\n%s%s", code, out, errOut)
 	}
@@ -125,7 +125,7 @@ func TestSweepUsageErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, errOut, code := runCLI(t, tt.args...)
+			_, errOut, code := runBuilt(t, tt.args...)
 			if code != 2 || !strings.Contains(errOut, tt.want) {
 				t.Errorf("exit %d, stderr %q; want 2 and %q", code, errOut, tt.want)
 			}

@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/schedlab/schedlab/internal/testbin"
 )
 
 // TestMain lets the test binary stand in for schedlab: run through a link named "schedlab" (as
@@ -12,5 +14,7 @@ func TestMain(m *testing.M) {
 	if filepath.Base(os.Args[0]) == "schedlab" {
 		os.Exit(exit(os.Stderr, run(os.Stdout, os.Stderr, os.Args[1:])))
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	testbin.Cleanup()
+	os.Exit(code)
 }

@@ -293,32 +293,32 @@ func TestFmtDur(t *testing.T) {
 func TestTraceImportGoogleLevels(t *testing.T) {
 	tmp := t.TempDir()
 	jobsOnly := filepath.Join(tmp, "jobs.arrow")
-	out, _, code := runCLI(t, "trace", "import", "google2011", "--src", filepath.Join(miniTrace, "job_events"), "--out", jobsOnly)
+	out, _, code := runBuilt(t, "trace", "import", "google2011", "--src", filepath.Join(miniTrace, "job_events"), "--out", jobsOnly)
 	if code != 0 || !strings.Contains(out, "task counts and per-task demands are unknown") {
 		t.Fatalf("job-level import: exit %d:\n%s", code, out)
 	}
-	_, errOut, code := runCLI(t, "run", "--workload", jobsOnly, "--policy", "drf", "-q")
+	_, errOut, code := runBuilt(t, "run", "--workload", jobsOnly, "--policy", "drf", "-q")
 	if code != 0 || strings.Count(errOut, "\n") != 1 || !strings.HasPrefix(errOut, "schedlab: warning: no job ever waited for resources") {
 		t.Errorf("run of a job-level import: exit %d, stderr %q", code, errOut)
 	}
 
 	small := filepath.Join(tmp, "small.arrow")
-	out, _, code = runCLI(t, "trace", "import", "google2011", "--src", miniTrace, "--machines", "3", "--out", small)
+	out, _, code = runBuilt(t, "trace", "import", "google2011", "--src", miniTrace, "--machines", "3", "--out", small)
 	if code != 0 || !strings.Contains(out, "cluster: 3 machines, published mix") || !strings.Contains(out, "517 imported") {
 		t.Fatalf("task-level import on 3 machines: exit %d:\n%s", code, out)
 	}
-	out, errOut, code = runCLI(t, "run", "--workload", small, "--policy", "fifo")
+	out, errOut, code = runBuilt(t, "run", "--workload", small, "--policy", "fifo")
 	if code != 0 || errOut != "" || !strings.Contains(out, "queue production") {
 		t.Errorf("run of a task-level import: exit %d, stderr %q:\n%s", code, errOut, out)
 	}
 
 	level := filepath.Join(tmp, "level.arrow")
-	if out, _, code = runCLI(t, "trace", "import", "google2011", "--src", miniTrace, "--level", "job", "--out", level); code != 0 || !strings.Contains(out, "300 imported, 0 excluded") {
+	if out, _, code = runBuilt(t, "trace", "import", "google2011", "--src", miniTrace, "--level", "job", "--out", level); code != 0 || !strings.Contains(out, "300 imported, 0 excluded") {
 		t.Errorf("--level job: exit %d:\n%s", code, out)
 	}
 	for _, bad := range [][]string{{"--level", "tasks"}, {"--cluster", "big"}, {"--cluster", "machine_events"}, {"--machines", "-2"}} {
 		args := append([]string{"trace", "import", "google2011", "--src", miniTrace, "--out", level}, bad...)
-		if _, errOut, code := runCLI(t, args...); code != 2 || !strings.Contains(errOut, "bad options") {
+		if _, errOut, code := runBuilt(t, args...); code != 2 || !strings.Contains(errOut, "bad options") {
 			t.Errorf("%v: exit %d, stderr %q", bad, code, errOut)
 		}
 	}

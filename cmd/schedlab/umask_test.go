@@ -30,7 +30,7 @@ func TestOutputsFollowTheUmask(t *testing.T) {
 			{"trace", "import", "google2011", "--level", "job", "--src", googleFixture, "--out", filepath.Join(root, "g.parquet")},
 			{"predict", "--trace", googleFixture, "--out", filepath.Join(root, "predict")},
 		} {
-			if out, errOut, code := runCLI(t, args...); code != 0 {
+			if out, errOut, code := runBuilt(t, args...); code != 0 {
 				syscall.Umask(old)
 				t.Fatalf("%v: exit %d\n%s%s", args, code, out, errOut)
 			}

@@ -2,9 +2,11 @@ package sweep
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"testing"
 	"time"
 
@@ -140,4 +142,87 @@ func BenchmarkSweep(b *testing.B) {
 			b.ReportMetric(float64(cells)/busy.Seconds(), "cells/s")
 		})
 	}
+}
+
+// BenchmarkQuickSweep runs a 1,000-cell quick sweep of cheap cells (testdata/thousand.yaml: 12
+// TPC-H DAGs per cell) from an empty cache with 1 and 2 workers, planning included, as
+// `schedlab sweep` does after start-up (GOGC 400 unless GOGC is set). It reports cells/s and
+// wall ms per cell; the replay's own CPU ms per cell (the cells' cost.json); the process's CPU
+// (user, and system for the file operations) per cell; and the overhead per cell, CPU minus
+// replay, which other load on the machine hardly changes. workers=2 also reports its speedup
+// over workers=1 in the same run (x-vs-1-worker), which needs a quiet machine to mean anything.
+func BenchmarkQuickSweep(b *testing.B) {
+	spec, err := experiments.LoadSpec("testdata/thousand.yaml")
+	if err != nil {
+		b.Fatal(err)
+	}
+	if os.Getenv("GOGC") == "" { // as `schedlab sweep` does (cmd/schedlab: tuneGC)
+		defer debug.SetGCPercent(debug.SetGCPercent(400))
+	}
+	var rate1 float64
+	for _, workers := range []int{1, 2} {
+		b.Run(fmt.Sprintf("cells=1000/workers=%d", workers), func(b *testing.B) {
+			var cells int
+			var wall, user, sys time.Duration
+			var replayCPU float64
+			for b.Loop() {
+				dir, err := os.MkdirTemp(b.TempDir(), "sweep")
+				if err != nil {
+					b.Fatal(err)
+				}
+				u0, s0 := processCPU(b)
+				begin := time.Now()
+				p, err := NewPlan(spec, "quick", nil)
+				if err != nil {
+					b.Fatal(err)
+				}
+				r, err := Run(context.Background(), p, Options{Out: dir, Parallel: workers})
+				if err != nil {
+					b.Fatal(err)
+				}
+				wall += time.Since(begin)
+				u1, s1 := processCPU(b)
+				user, sys = user+u1-u0, sys+s1-s0
+				cells += r.Ran
+				b.StopTimer()
+				replayCPU += replaySeconds(b, filepath.Join(dir, CacheDir), p)
+				os.RemoveAll(dir)
+				b.StartTimer()
+			}
+			if cells == 0 {
+				b.Fatal("no cells ran")
+			}
+			per := func(d time.Duration) float64 { return d.Seconds() * 1000 / float64(cells) }
+			rate := float64(cells) / wall.Seconds()
+			replay := replayCPU * 1000 / float64(cells)
+			b.ReportMetric(rate, "cells/s")
+			b.ReportMetric(per(wall), "wall-ms/cell")
+			b.ReportMetric(replay, "replay-ms/cell")
+			b.ReportMetric(per(user), "user-ms/cell")
+			b.ReportMetric(per(sys), "sys-ms/cell")
+			b.ReportMetric(per(user+sys)-replay, "overhead-ms/cell")
+			if workers == 1 {
+				rate1 = rate
+			} else if rate1 > 0 {
+				b.ReportMetric(rate/rate1, "x-vs-1-worker")
+			}
+		})
+	}
+}
+
+// replaySeconds sums the replay CPU seconds the plan's cells recorded in their cost.json.
+func replaySeconds(b *testing.B, cache string, p *Plan) float64 {
+	var sum float64
+	for _, c := range p.Cells {
+		data, err := os.ReadFile(filepath.Join(CellDir(cache, c.Key), CostFile))
+		if err != nil {
+			b.Fatal(err)
+		}
+		var cc cellCost
+		if err := json.Unmarshal(data, &cc); err != nil {
+			b.Fatal(err)
+		}
+		sum += cc.CPUSeconds
+	}
+	return sum
 }

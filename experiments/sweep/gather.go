@@ -144,6 +144,7 @@ func copyCells(cells []manifestCell, caches []string, cache string) error {
 			return err
 		}
 	}
+	safefs.SyncDir(cache)
 	return nil
 }
 

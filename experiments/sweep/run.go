@@ -150,6 +150,10 @@ func Run(ctx context.Context, p *Plan, opts Options) (*Result, error) {
 		r.pool(ctx, deferred, workers, true)
 	}
 	r.prog.finish()
+	// One fsync for all the cells' renames (publishCell leaves it): an fsync per cell made every
+	// cell wait for a journal commit and the workers wait for each other's.
+	safefs.SyncDir(cache)
+	safefs.SyncDir(filepath.Join(opts.Out, UncachedDir)) // nothing when no cell went there
 	if r.firstErr != nil {
 		return res, r.firstErr
 	}
@@ -355,7 +359,9 @@ var nondeterministicForTest func(*Cell) string
 
 // publishCell fills a temporary directory in the cache and renames it to the cell's key, so a
 // cell directory is either complete or absent. The caller holds the cell's lock, so no other
-// process publishes the cell meanwhile.
+// process publishes the cell meanwhile. It does not fsync the cache directory: the caller does,
+// once for all the cells it published (a crash before then loses finished cells, which a later
+// sweep computes again).
 func publishCell(cache, key string, fill func(dir string) error) error {
 	tmp, err := safefs.MkdirTemp(cache, tmpPrefix+key+"-*")
 	if err != nil {
@@ -372,7 +378,6 @@ func publishCell(cache, key string, fill func(dir string) error) error {
 		}
 		return err
 	}
-	safefs.SyncDir(cache)
 	return nil
 }
 

@@ -88,7 +88,8 @@ func (t *Table) Value(r *Row, key string) (string, bool) {
 // numeric fields by their JSON names (nested maps joined with ".", e.g. utilization.cpu,
 // by_class.<class>.avg_jct_s; an empty map key is written "_"), the task waits as waits.<name>
 // (waits.tasks.p95_s, waits.by_queue.<queue>.avg_s, waits.waited_jobs, …) and the engine's
-// deterministic counters as engine.<name>. Wall-clock figures are left out: they are the only
+// deterministic counters as engine.<name> (with engine.decision_time set, its counters as
+// engine.decision_time.<name>). Wall-clock figures are left out: they are the only
 // nondeterministic part of a run.
 func Metrics(doc *experiments.SummaryDoc) (map[string]float64, error) {
 	out := map[string]float64{}
@@ -113,6 +114,12 @@ func Metrics(doc *experiments.SummaryDoc) (map[string]float64, error) {
 	out["engine.scheduling_calls"] = float64(doc.Engine.SchedulingCalls)
 	out["engine.starts"] = float64(doc.Engine.Starts)
 	out["engine.preemptions"] = float64(doc.Engine.Preemptions)
+	if dt := doc.Engine.DecisionTime; dt != nil { // engine.decision_time set
+		out["engine.decision_time.charged_s"] = dt.ChargedS
+		out["engine.decision_time.delayed_calls"] = float64(dt.DelayedCalls)
+		out["engine.decision_time.dropped_preempts"] = float64(dt.DroppedPreempts)
+		out["engine.decision_time.dropped_starts"] = float64(dt.DroppedStarts)
+	}
 	return out, nil
 }
 

@@ -49,6 +49,11 @@ func (t *tracker) planned(p *policies.Plan) {
 // encodeCall appends the schedule message for the current scheduling point to e.
 func (t *tracker) encodeCall(e *enc, v policies.View, call int64) {
 	nd := len(v.Dims())
+	if d, ok := v.(policies.PlanDrops); ok {
+		for _, r := range d.DroppedPreempts() {
+			delete(t.preempted, r) // it finished before the plan landed (engine.decision_time)
+		}
+	}
 	e.raw(`{"type":"schedule","call":`)
 	e.int(call)
 	e.raw(`,"now":`)

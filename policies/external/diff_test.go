@@ -3,6 +3,7 @@ package external_test
 import (
 	"bytes"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/schedlab/schedlab/traces"
@@ -38,6 +39,12 @@ func TestPythonPortsMatchTheBuiltins(t *testing.T) {
 		{"preemption sp by priority", "sp", constrainedWorkload(4), preempt},
 		{"preemption sp by class order", "sp", constrainedWorkload(5), append([]string{"policy.class_order=slo,be"}, preempt...)},
 		{"preemption sp pooled", "sp", pooledWorkload(6), preempt},
+		// Queue-level sharing: entities are queues (for sp, a queue's jobs of one class), their
+		// jobs in FIFO order; queue weights from policy.params.weights.
+		{"multi-queue DAG workload drf by queue", "drf", nil, append([]string{"policy.level=queue", "policy.params.weights.lq0=3", "policy.params.weights.tq1=0.5"}, multiQueue...)},
+		{"placement-constrained workload drf by queue with backfill", "drf", constrainedWorkload(3), []string{"policy.level=queue", "policy.backfill=true", "policy.params.weights.q2=2"}},
+		{"preemption sp by queue and class order", "sp", constrainedWorkload(5), append([]string{"policy.level=queue", "policy.class_order=slo,be"}, preempt...)},
+		{"preemption sp by queue pooled", "sp", pooledWorkload(6), append([]string{"policy.level=queue", "policy.params.weights.q0=2"}, preempt...)},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -47,8 +54,9 @@ func TestPythonPortsMatchTheBuiltins(t *testing.T) {
 			}
 			sets := []string{"policy.name=external", "policy.params.command=" + py + " " + script(t, "baseline.py") + " " + tc.policy}
 			for _, s := range tc.sets {
-				if s == "policy.params.preempt=true" {
-					s = "policy.params.args.preempt=true"
+				// The built-in's parameters reach the port as the hello's args.
+				if p, ok := strings.CutPrefix(s, "policy.params."); ok {
+					s = "policy.params.args." + p
 				}
 				sets = append(sets, s)
 			}
@@ -110,5 +118,53 @@ func TestReadmeExampleRuns(t *testing.T) {
 		if o.Engine.Starts == 0 || o.Summary.Completed == 0 {
 			t.Fatalf("starts %d, completed %d", o.Engine.Starts, o.Summary.Completed)
 		}
+	}
+}
+
+// TestPythonPortsMatchUnderDecisionTime: with a constant decision time (engine.decision_time:
+// const) each plan lands later and a preemption of a task that finished meanwhile is dropped;
+// the Python ports, told which preemptions were dropped, still match the built-ins byte for byte.
+func TestPythonPortsMatchUnderDecisionTime(t *testing.T) {
+	py := python(t)
+	decision := []string{"engine.decision_time=const", "engine.decision_time_s=7"}
+	cases := []struct {
+		name   string
+		policy string
+		w      *traces.Workload
+		sets   []string
+		drops  bool
+	}{
+		{"embedded workload drf", "drf", nil, []string{"engine.horizon_s=2000"}, false},
+		{"preemption sp by priority", "sp", constrainedWorkload(4), []string{"engine.preempt_delay_s=2", "policy.params.preempt=true"}, true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			want, wo, err := run(t, tc.w, append(append([]string{"policy.name=" + tc.policy}, decision...), tc.sets...)...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sets := append([]string{"policy.name=external", "policy.params.command=" + py + " " + script(t, "baseline.py") + " " + tc.policy}, decision...)
+			for _, s := range tc.sets {
+				if s == "policy.params.preempt=true" {
+					s = "policy.params.args.preempt=true"
+				}
+				sets = append(sets, s)
+			}
+			got, o, err := run(t, tc.w, sets...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got, want) {
+				t.Fatalf("jobs.parquet differs from the built-in %s's (%d vs %d bytes)", tc.policy, len(got), len(want))
+			}
+			dt := o.Engine.DecisionTime
+			if dt == nil || dt.ChargedS == 0 || *dt != *wo.Engine.DecisionTime {
+				t.Fatalf("decision record %+v, built-in's %+v", dt, wo.Engine.DecisionTime)
+			}
+			t.Logf("%+v", *dt)
+			if tc.drops && dt.DroppedPreempts == 0 {
+				t.Fatal("no preemption was dropped: the case tests nothing of the dropped-preemption path")
+			}
+		})
 	}
 }

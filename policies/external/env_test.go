@@ -7,41 +7,16 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
+
+	"github.com/schedlab/schedlab/internal/testbin"
 )
 
-var (
-	buildOnce sync.Once
-	builtBin  string
-	buildErr  error
-	buildDir  string
-)
-
-// schedlabBinary builds cmd/schedlab once per test binary.
+// schedlabBinary is the schedlab binary the environment's runs use: make test's bin/schedlab
+// ($SCHEDLAB_TEST_BIN), or one built once per test binary.
 func schedlabBinary(t *testing.T) string {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("builds the schedlab binary")
-	}
-	goTool, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("no go tool on PATH to build schedlab with")
-	}
-	buildOnce.Do(func() {
-		if buildDir, buildErr = os.MkdirTemp("", "schedlab-ext-bin-"); buildErr != nil {
-			return
-		}
-		builtBin = filepath.Join(buildDir, "schedlab")
-		out, err := exec.Command(goTool, "build", "-o", builtBin, "github.com/schedlab/schedlab/cmd/schedlab").CombinedOutput()
-		if err != nil {
-			buildErr = errors.New(string(out))
-		}
-	})
-	if buildErr != nil {
-		t.Fatalf("go build: %v", buildErr)
-	}
-	return builtBin
+	return testbin.Schedlab(t)
 }
 
 // TestGymEnvironmentStepsFourRuns runs the Python unittest that steps four SchedlabEnv

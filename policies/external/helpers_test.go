@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/schedlab/schedlab/experiments"
+	"github.com/schedlab/schedlab/internal/testbin"
 	"github.com/schedlab/schedlab/traces"
 )
 
@@ -124,8 +125,6 @@ func TestMain(m *testing.M) {
 		os.Exit(child(mode))
 	}
 	code := m.Run()
-	if buildDir != "" {
-		os.RemoveAll(buildDir)
-	}
+	testbin.Cleanup()
 	os.Exit(code)
 }

@@ -2,6 +2,7 @@ package external
 
 import (
 	"slices"
+	"time"
 
 	"github.com/schedlab/schedlab/policies"
 )
@@ -89,4 +90,14 @@ func (p *Policy) Report(policies.ReportContext) (*policies.Report, error) {
 			Scheduler: p.name, Protocol: Version, Capabilities: caps, Latency: LatencyOf(p.wall),
 		}}},
 	}, nil
+}
+
+// LastCallWall is the wall time of the latest scheduling call, from the first byte of the call
+// written to the last byte of the plan read: what engine.decision_time: measured charges to the
+// simulated clock.
+func (p *Policy) LastCallWall() time.Duration {
+	if len(p.wall) == 0 {
+		return 0
+	}
+	return time.Duration(p.wall[len(p.wall)-1])
 }

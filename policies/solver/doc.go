@@ -60,7 +60,9 @@
 //
 // highs.wasm is compiled once per process; wazero's on-disk compilation
 // cache (os.UserCacheDir()/schedlab/wazero, or $SCHEDLAB_WAZERO_CACHE)
-// makes that ≈0.1–0.2 s instead of seconds. Each instance is a separate
+// makes that ≈0.1–0.2 s instead of seconds. The first compilation on a machine is said on
+// stderr while it runs (Notices: "compiling the HiGHS solver once for this machine"), and a
+// marker file in the cache keeps later runs silent. Each instance is a separate
 // wasm module instance (a few milliseconds to create) and is reused across
 // solves.
 package solver

@@ -70,7 +70,15 @@ func newEngine(ctx context.Context) (*engine, error) {
 	if err != nil {
 		return nil, err
 	}
+	return newEngineFrom(ctx, path, wasm, highsSHA256)
+}
+
+// newEngineFrom compiles wasm (read from path, with this sha256), through the compilation
+// cache, saying on Notices when that compiles from scratch.
+func newEngineFrom(ctx context.Context, path string, wasm []byte, sha string) (*engine, error) {
 	cacheDir := CacheDir()
+	done := compileNotices(cacheDir, sha)
+	start := time.Now()
 	e, err := compileEngine(ctx, wasm, cacheDir)
 	if err != nil && cacheDir != "" {
 		// A corrupt cache entry: drop wazero's entries and compile afresh
@@ -89,6 +97,7 @@ func newEngine(ctx context.Context) (*engine, error) {
 	if err != nil {
 		return nil, fmt.Errorf("solver: compile %s: %w", path, err)
 	}
+	done(e.cacheDir, time.Since(start))
 	e.wasmPath = path
 	return e, nil
 }

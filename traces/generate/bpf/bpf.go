@@ -111,6 +111,21 @@ type Options struct {
 	TQDurationScale float64
 	// Machines (machines) is the cluster size (40).
 	Machines int
+	// LQPeriodsS (lq_periods_s), when set, gives each LQ its own period: comma-separated
+	// seconds, one per LQ (BPF Fig. 9's testbed run: "150,110,60"); "" uses PeriodS for all.
+	LQPeriodsS string
+	// LQFirstS (lq_first_s), when set, gives each LQ its first arrival: comma-separated seconds,
+	// one per LQ; "" uses FirstBurstS + i × StaggerS.
+	LQFirstS string
+	// TQWaveJobs (tq_wave_jobs), when > 0, submits the TQ jobs in waves of this many, one wave
+	// every TQWaveGapS seconds from t=0 (ccra's batches-all.sh: 8 jobs, sleep 160, ...); 0 submits
+	// them all at t=0.
+	TQWaveJobs int
+	// TQWaveGapS (tq_wave_gap_s) is the time between TQ waves, seconds.
+	TQWaveGapS float64
+	// Unpooled (unpooled) places tasks on the Machines machines of capacity 1.0 each instead of
+	// pooling them into one capacity vector (the testbed's node packing).
+	Unpooled bool
 }
 
 // Defaults returns BPF's simulation setup: one LQ bursting every 1000 s and 8 TQs sharing 500
@@ -154,6 +169,11 @@ func Keys() []generate.Key {
 		{Name: "tq_task_scale", Default: d.TQTaskScale, Doc: "multiply TQ task counts"},
 		{Name: "tq_duration_scale", Default: d.TQDurationScale, Doc: "multiply TQ task durations"},
 		{Name: "machines", Default: d.Machines, Doc: "cluster machines of capacity 1.0 per dimension (pooled)"},
+		{Name: "lq_periods_s", Default: "", Doc: "per-LQ periods, comma-separated seconds (one per LQ, e.g. \"150,110,60\"); empty = period_s for every LQ"},
+		{Name: "lq_first_s", Default: "", Doc: "per-LQ first arrivals, comma-separated seconds; empty = first_burst_s + i × stagger_s"},
+		{Name: "tq_wave_jobs", Default: 0, Doc: "submit the TQ jobs in waves of this many, one wave every tq_wave_gap_s from t=0; 0 = all at t=0"},
+		{Name: "tq_wave_gap_s", Default: 0.0, Doc: "seconds between TQ waves"},
+		{Name: "unpooled", Default: false, Doc: "place tasks on the machines (capacity 1.0 each) instead of one pooled capacity vector"},
 	}
 }
 
@@ -217,6 +237,16 @@ func (o Options) Validate() error {
 	if o.Machines < 1 || o.Machines > 1_000_000 {
 		bad("Machines", "want 1..1000000, got %d", o.Machines)
 	}
+	if _, _, err := o.lqSchedule(); err != nil {
+		errs = append(errs, err)
+	}
+	if o.TQWaveJobs < 0 || o.TQWaveJobs > 10_000_000 {
+		bad("TQWaveJobs", "want 0 (one wave at t=0) .. 10000000, got %d", o.TQWaveJobs)
+	}
+	nonNeg("TQWaveGapS", o.TQWaveGapS, maxSeconds)
+	if o.TQWaveJobs > 0 && o.TQJobs > 0 && finite(o.TQWaveGapS) && float64((o.TQJobs-1)/o.TQWaveJobs)*o.TQWaveGapS > maxSeconds {
+		bad("TQWaveGapS", "the last TQ wave would arrive beyond %g s", maxSeconds)
+	}
 	if o.LQs > 0 && finite(o.FirstBurstS) && finite(o.StaggerS) && finite(o.PeriodS) {
 		last := o.FirstBurstS + float64(float64(o.LQs-1)*o.StaggerS) + float64(float64(o.Bursts-1)*o.PeriodS)
 		if last > maxSeconds {
@@ -239,7 +269,7 @@ func (o Options) String() string {
 	}
 	return fmt.Sprintf("queries=%s lqs=%d tqs=%d bursts=%d period_s=%s first_burst_s=%s stagger_s=%s lq_max_critical_path_s=%s lq_max_tasks=%d lq_duration_scale=%s lq_fill=%s lq_task_scale=%s lq_slack_percent=%s tq_jobs=%d tq_task_scale=%s tq_duration_scale=%s machines=%d",
 		q, o.LQs, o.TQs, o.Bursts, f(o.PeriodS), f(o.FirstBurstS), f(o.StaggerS), f(o.LQMaxCriticalPathS), o.LQMaxTasks,
-		f(o.LQDurationScale), f(o.LQFill), f(o.LQTaskScale), f(o.LQSlackPercent), o.TQJobs, f(o.TQTaskScale), f(o.TQDurationScale), o.Machines)
+		f(o.LQDurationScale), f(o.LQFill), f(o.LQTaskScale), f(o.LQSlackPercent), o.TQJobs, f(o.TQTaskScale), f(o.TQDurationScale), o.Machines) + o.scenarioString()
 }
 
 // Random streams, drawn from the caller's generator in this order.
@@ -274,7 +304,7 @@ func Generate(o Options, r *rand.Rand) (*traces.Workload, error) {
 		Dims:    dims,
 		Cluster: traces.Uniform(o.Machines, one, 0),
 	}
-	w.Cluster.Pooled = true
+	w.Cluster.Pooled = !o.Unpooled
 	total := w.Cluster.Total()
 	s := draw.Streams(r, numStreams)
 
@@ -307,7 +337,7 @@ func Generate(o Options, r *rand.Rand) (*traces.Workload, error) {
 			return nil, fmt.Errorf("bpf: Options.LQMaxCriticalPathS: no query has a critical path below %v s after scaling durations by LQDurationScale %v (the shortest is %v s)%s; raise LQMaxCriticalPathS or lower LQDurationScale",
 				o.LQMaxCriticalPathS, o.LQDurationScale, traces.Seconds(shortest), maxTasksNote(o.LQMaxTasks))
 		}
-		first, stagger, period := traces.FromSeconds(o.FirstBurstS), traces.FromSeconds(o.StaggerS), traces.FromSeconds(o.PeriodS)
+		firsts, periods, _ := o.lqSchedule()
 		for i := range o.LQs {
 			queue := fmt.Sprintf("lq%d", i)
 			for n := range o.Bursts {
@@ -316,7 +346,7 @@ func Generate(o Options, r *rand.Rand) (*traces.Workload, error) {
 				j.Stages = slices.Clone(j.Stages)
 				j.ID = int64(len(w.Jobs))
 				j.Name = fmt.Sprintf("%s/burst%d/%s", queue, n, c.job.Name)
-				j.Submit = first + traces.Time(i)*stagger + traces.Time(n)*period
+				j.Submit = firsts[i] + traces.Time(n)*periods[i]
 				rel := math.Round(float64(c.allowed * (1 + o.LQSlackPercent/100)))
 				if float64(j.Submit)+rel > maxSeconds*float64(traces.Second) {
 					return nil, fmt.Errorf("bpf: Options.LQSlackPercent: the deadline of %s (%v s after its burst) overflows", j.Name, rel/float64(traces.Second))
@@ -343,7 +373,7 @@ func Generate(o Options, r *rand.Rand) (*traces.Workload, error) {
 			j.Stages = slices.Clone(q.Stages)
 			j.ID = int64(len(w.Jobs))
 			j.Name = fmt.Sprintf("%s/%s", queue, q.Name)
-			j.Submit = 0
+			j.Submit = o.tqSubmit(k)
 			j.Deadline = 0
 			label(&j, queue, ClassTQ, 0, q.Name)
 			w.Jobs = append(w.Jobs, j)

@@ -409,8 +409,8 @@ func TestKeys(t *testing.T) {
 		}
 		seen[k.Name] = true
 	}
-	if len(keys) != 17 { // one per Options field; "queries" is the path behind Options.Queries
-		t.Errorf("%d keys, want 17", len(keys))
+	if len(keys) != 22 { // one per Options field; "queries" is the path behind Options.Queries
+		t.Errorf("%d keys, want 22", len(keys))
 	}
 }
 

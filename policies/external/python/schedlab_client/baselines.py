@@ -1,9 +1,12 @@
 """Python ports of schedlab's baselines fifo, srpt, drf and sp (policies/baseline), making the
 same decisions as the Go policies: an ordered greedy scheduler over jobs, first-fit placement
 that honours placement constraints, and sp's preemption with holds. The differential tests in
-policies/external require byte-identical results. Queue-level sharing is not ported."""
+policies/external require byte-identical results, at job level and at queue level (drf and sp
+with policy.level: queue share between queues weighted by args["weights"], a queue's jobs served
+in FIFO order; for sp an entity is one queue's jobs of one class)."""
 
 import heapq
+import math
 import operator
 
 from .protocol import Plan, Scheduler, fits
@@ -13,7 +16,8 @@ INF = float("inf")
 
 class _Rec:
     __slots__ = ("submit", "rank", "weight", "running", "alloc", "pending", "remain",
-                 "rack_at", "taken", "taken_call", "eligible", "aside", "key", "in_heap")
+                 "rack_at", "taken", "taken_call", "eligible", "aside", "key", "in_heap",
+                 "group", "in_group")
 
     def __init__(self, job, rank):
         self.submit = job.submit
@@ -31,6 +35,46 @@ class _Rec:
         self.aside = False
         self.key = None
         self.in_heap = False
+        self.group = None  # its _Group at queue level
+        self.in_group = False  # listed in its group's heap
+
+
+class _Group:
+    """A queue-level entity: the jobs of one queue (for sp, of one class rank) in FIFO order,
+    with their summed allocation."""
+    __slots__ = ("index", "rank", "queue", "weight", "alloc", "jobs", "count", "key", "in_heap",
+                 "aside")
+
+    def __init__(self, index, rank, queue, weight, ndims):
+        self.index, self.rank, self.queue, self.weight = index, rank, queue, weight
+        self.alloc = [0] * ndims
+        self.jobs = []  # heap of (submit, job); entries of ineligible jobs are dropped lazily
+        self.count = 0  # eligible jobs
+        self.key = None
+        self.in_heap = False
+        self.aside = False
+
+
+def _weights(raw):
+    """args["weights"]: queue name -> positive, finite weight (the built-in's params.weights)."""
+    if raw is None:
+        return {}
+    if not isinstance(raw, dict):
+        raise ValueError("args.weights: want a map from queue name to weight, got %r" % (raw,))
+    out = {}
+    for q, w in raw.items():
+        x = None
+        if isinstance(w, str):  # --set policy.params.args.weights.q=2 arrives as a string
+            try:
+                x = float(w)
+            except ValueError:
+                pass
+        elif isinstance(w, (int, float)) and not isinstance(w, bool):
+            x = float(w)
+        if x is None or not x > 0 or math.isinf(x):
+            raise ValueError("args.weights.%s: want a positive number, got %r" % (q, w))
+        out[q] = x
+    return out
 
 
 class _Hold:
@@ -61,8 +105,13 @@ class Greedy(Scheduler):
 
     def setup(self, view):
         o = view.options
-        if o["level"] != "job" and self.shares:
-            raise ValueError("the Python port shares between jobs only (policy.level: job)")
+        if o["level"] not in ("job", "queue"):
+            raise ValueError("unknown level %r (valid: job, queue)" % (o["level"],))
+        self.queue_level = o["level"] == "queue" and self.shares
+        self.weights = _weights(view.args.get("weights"))
+        self.groups = {}  # (rank, queue) -> _Group
+        self.glist = []
+        self.gheap = []
         self.backfill = o["backfill"]
         self.class_rank = {c: i for i, c in enumerate(o["class_order"])} or None
         self.unlisted = len(o["class_order"])
@@ -97,6 +146,16 @@ class Greedy(Scheduler):
         return (r.rank, self._share(r), r.submit, j)
 
     def _place(self, j, r, eligible):
+        g = r.group
+        if g is not None:
+            if eligible != r.eligible:
+                g.count += 1 if eligible else -1
+            r.eligible = eligible
+            if eligible and not r.in_group:
+                r.in_group = True
+                heapq.heappush(g.jobs, (r.submit, j))
+            self._place_group(g)
+            return
         r.eligible = eligible
         if not eligible:
             r.in_heap = False
@@ -122,7 +181,69 @@ class Greedy(Scheduler):
                 r.in_heap = False
         return None
 
+    # --- queue level -----------------------------------------------------------------------
+
+    def _group_for(self, view, job, rank):
+        k = (rank, job.queue)
+        g = self.groups.get(k)
+        if g is None:
+            name = view.queues[job.queue]
+            g = _Group(len(self.glist), rank, job.queue, self.weights.get(name, 1.0), len(view.capacity))
+            self.groups[k] = g
+            self.glist.append(g)
+        return g
+
+    def _place_group(self, g):
+        if g.count == 0:
+            g.in_heap = False
+            return
+        s = 0.0
+        a = g.alloc
+        for d, c in self.cap:
+            f = a[d] / c
+            if f > s:
+                s = f
+        key = (g.rank, s / g.weight, 0, g.queue)
+        if key != g.key or not g.in_heap:
+            g.key = key
+            g.in_heap = True
+            heapq.heappush(self.gheap, (key, g.index))
+
+    def _head(self, g):
+        """The group's first eligible job in (submit, job) order, or None."""
+        jobs, recs = g.jobs, self.recs
+        while jobs:
+            j = jobs[0][1]
+            r = recs.get(j)
+            if r is not None and r.eligible:
+                return j
+            heapq.heappop(jobs)
+            if r is not None:
+                r.in_group = False
+        return None
+
+    def _peek_group(self):
+        heap, glist = self.gheap, self.glist
+        while heap:
+            key, gi = heap[0]
+            g = glist[gi]
+            if g.in_heap and not g.aside and g.key == key:
+                j = self._head(g)
+                if j is not None:
+                    return g, j
+            heapq.heappop(heap)
+            if g.key == key and not g.aside:
+                g.in_heap = False
+        return None
+
     def _set_running(self, j, r, running, alloc):
+        g = r.group
+        if g is not None:
+            old = r.alloc
+            if old is None:
+                g.alloc = [a + x for a, x in zip(g.alloc, alloc)]
+            else:
+                g.alloc = [a + x - y for a, x, y in zip(g.alloc, alloc, old)]
         if self.preempt:
             if running > 0:
                 self.running_jobs.add(j)
@@ -144,6 +265,8 @@ class Greedy(Scheduler):
             else:
                 rank = 0
             r = self.recs[j] = _Rec(job, rank)
+            if self.queue_level:
+                r.group = self._group_for(view, job, rank)
         self._set_running(j, r, job.running, job.alloc)
         r.pending = job.pending
         r.remain = job.remaining_estimate
@@ -270,17 +393,34 @@ class Greedy(Scheduler):
     def _fill(self, view, plan):
         aside = []
         while True:
-            j = self._peek()
-            if j is None:
-                break
+            g = None
+            if self.queue_level:
+                got = self._peek_group()
+                if got is None:
+                    break
+                g, j = got
+            else:
+                j = self._peek()
+                if j is None:
+                    break
             if not self._serve(view, plan, j):
                 continue
             if self.preempt:
                 self._preempt_for(view, plan, j)
             if not self.backfill:
                 break
+            if g is not None:
+                g.aside = True  # the whole queue waits for the next call
+                aside.append(g)
+                continue
             self.recs[j].aside = True
             aside.append(j)
+        if self.queue_level:
+            for g in aside:
+                g.aside = False
+                g.in_heap = False
+                self._place_group(g)
+            return
         for j in aside:
             r = self.recs[j]
             r.aside = False
