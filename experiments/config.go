@@ -68,6 +68,11 @@ var baseKeys = []Key{
 	{"engine.straggler_factor", 1.0, "a straggler's duration multiplier"},
 	{"engine.duration_model", "none", "durations decided when a task starts: none, contention (× 1 + slope × co-located load share) or decima (decima-sim's rule, executors the job holds)"},
 	{"engine.contention_slope", 0.0, "contention model: duration × (1 + slope × load share of the task's machine, of the cluster when pooled)"},
+	{"engine.initial_state", true, "replay the workload's initial holds (the tasks running at a trace window's start); false starts on an empty cluster"},
+	{"engine.cluster_events", true, "replay the workload's cluster events (machines added, removed, resized); false keeps the cluster fixed"},
+	{"engine.failures_mttf_s", 0.0, "failure model: mean seconds until a machine fails (is removed, its tasks killed and requeued); 0 disables it"},
+	{"engine.trace_evictions", "ignore", "replay: kill a task at each EVICT, FAIL or KILL the trace recorded for an earlier run of it (a policy-independent fault injection; it is requeued); ignore: leave preemption to the policy"},
+	{"engine.failures_mttr_s", 0.0, "failure model: mean seconds until a failed machine is back (> 0 with engine.failures_mttf_s)"},
 	{"metrics.usage_window_s", 60.0, "window for the per-queue resource-usage series; 0 disables it"},
 	{"metrics.tasks", false, "record every task attempt in tasks.parquet (also run --record tasks)"},
 	{"metrics.trace", false, "record a Chrome trace-event file trace.json for Perfetto (also run --record trace)"},
@@ -168,6 +173,10 @@ type EngineConfig struct {
 	// (replay.Config.StopAfterQueue); "" = off.
 	StopAfterQueue string
 	Mechanics      MechanicsConfig // execution mechanics (mechanics.go)
+	// InitialState, ClusterEvents and the failure model: see replay's cluster.go.
+	InitialState, ClusterEvents  bool
+	FailuresMTTFS, FailuresMTTRS float64
+	TraceEvictions               string // "replay" or "ignore"
 }
 
 // MetricsConfig configures result metrics.
@@ -465,6 +474,18 @@ func Resolve(v *viper.Viper) (Config, error) {
 	if err == nil {
 		err = resolveMechanics(v, &c.Engine.Mechanics)
 	}
+	get("engine.initial_state", boolean(&c.Engine.InitialState))
+	get("engine.cluster_events", boolean(&c.Engine.ClusterEvents))
+	get("engine.failures_mttf_s", seconds(&c.Engine.FailuresMTTFS))
+	get("engine.failures_mttr_s", seconds(&c.Engine.FailuresMTTRS))
+	get("engine.trace_evictions", func(x any) error {
+		s := cast.ToString(x)
+		if s != "replay" && s != "ignore" {
+			return fmt.Errorf("want replay or ignore, got %q", s)
+		}
+		c.Engine.TraceEvictions = s
+		return nil
+	})
 	get("metrics.usage_window_s", seconds(&c.Metrics.UsageWindowS))
 	get("metrics.tasks", boolean(&c.Metrics.Tasks))
 	get("metrics.trace", boolean(&c.Metrics.Trace))
@@ -589,6 +610,7 @@ func (c Config) Map() map[string]any {
 		"system": c.System,
 	}
 	decisionKeys(m["engine"].(map[string]any), c.Engine)
+	clusterKeys(m["engine"].(map[string]any), c.Engine)
 	c.mapTestbed(m)
 	return m
 }

@@ -106,6 +106,10 @@ func (c Config) EngineConfig() replay.Config {
 		Holding:          c.Engine.Mechanics.holding(),
 		Variance:         c.Engine.Mechanics.variance(),
 		Durations:        c.Engine.Mechanics.contention(),
+		IgnoreInitial:    !c.Engine.InitialState, IgnoreClusterEvents: !c.Engine.ClusterEvents,
+		Failures:       traces.FailureModel{MTTF: traces.FromSeconds(c.Engine.FailuresMTTFS), MTTR: traces.FromSeconds(c.Engine.FailuresMTTRS)},
+		FailureRand:    Rand(c.Seed, "engine.failures"),
+		TraceEvictions: c.Engine.TraceEvictions == "replay",
 	}
 }
 

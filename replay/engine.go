@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
 
 	"github.com/schedlab/schedlab/internal/fit"
 	"github.com/schedlab/schedlab/policies"
@@ -60,6 +61,16 @@ type Config struct {
 	Durations DurationModel
 	// Recorder, when set, receives every task attempt and scheduling call (record.go).
 	Recorder Recorder
+	// Failures, when its MTTF is set, removes and re-adds machines at random (cluster.go), drawing
+	// from FailureRand.
+	Failures    traces.FailureModel
+	FailureRand *rand.Rand
+	// IgnoreInitial starts on an empty cluster whatever the workload's initial holds;
+	// IgnoreClusterEvents keeps its cluster fixed whatever its cluster events.
+	IgnoreInitial, IgnoreClusterEvents bool
+	// TraceEvictions replays the workload's Faults (the trace's evictions, failures and kills of
+	// earlier runs): a task running at a fault's time is killed and requeued (cluster.go).
+	TraceEvictions bool
 }
 
 // Estimator predicts job runtimes online, as a runtime predictor does in a real cluster: Predict
@@ -91,6 +102,8 @@ func (e LogEntry) String() string {
 	switch e.Kind {
 	case KindTick, KindHorizon, KindStop:
 		return fmt.Sprintf("t=%d %s", e.T, e.Kind)
+	case KindMachineAdd, KindMachineRemove, KindMachineResize:
+		return fmt.Sprintf("t=%d %s machine=%d", e.T, e.Kind, e.Machine)
 	case KindArrival, KindComplete:
 		return fmt.Sprintf("t=%d %s job=%d", e.T, e.Kind, e.Job)
 	case KindUnlock:
@@ -225,6 +238,7 @@ type Engine struct {
 	executors executorTable           // duration models: the executors each job holds (durations.go)
 	acct      *conservation           // invariants build: held resource-seconds (invariants_conservation.go)
 	rec       *recording              // nil unless Config.Recorder is set
+	cl        *clusterRT              // a changing cluster and initial holds (cluster.go); nil without
 }
 
 // Stats counts what the engine did.
@@ -272,6 +286,9 @@ func New(w *traces.Workload, p policies.Policy, cfg Config) (*Engine, error) {
 	e.freeSum = e.cap
 	e.fit = fit.New(e.free)
 	e.machEpoch = make([]uint64, len(e.mach))
+	if err := e.initCluster(); err != nil {
+		return nil, err
+	}
 
 	queueIdx := map[string]int{}
 	e.jobs = make([]jobRT, len(w.Jobs))
@@ -330,6 +347,7 @@ func (e *Engine) Run() (*Result, error) {
 		return nil, errors.New("replay: Run called twice")
 	}
 	e.ran = true
+	e.startCluster()
 	if e.cfg.Cycle > 0 && len(e.jobs) > 0 {
 		e.heap.push(event{t: firstTick(e.w.Jobs[0].Submit, e.cfg.Cycle), kind: KindTick})
 	}
@@ -455,6 +473,8 @@ func (e *Engine) processOne() (bool, error) {
 		e.stats.Events++
 		e.log(LogEntry{T: e.now, Kind: KindRelease, Job: ev.job, Stage: ev.stage, Task: ev.task, Machine: ev.machine})
 		e.dirty = true
+	case KindCluster:
+		return false, e.clusterEvent(&ev)
 	case KindTick:
 		e.stats.Events++
 		e.log(LogEntry{T: e.now, Kind: KindTick, Job: -1})
@@ -612,6 +632,9 @@ func (e *Engine) completeJob(j int32) {
 }
 
 func (e *Engine) release(m int32, d traces.Vec) {
+	if e.cl != nil {
+		d = e.swallowRelease(m, d)
+	}
 	e.machineChanged(m)
 	e.free[m] = e.free[m].Add(d)
 	e.freeSum = e.freeSum.Add(d)

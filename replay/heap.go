@@ -28,10 +28,20 @@ const (
 	KindUnreserve // a node's reservation was fulfilled or dropped
 	KindInput     // a slow-started stage's input became complete: its waiting tasks run
 	KindStop      // the stop rule fired: no further submissions (Config.StopAfterQueue)
+	// KindCluster sits in the heap (cluster.go): the cluster's timeline at an instant, or a
+	// failure-model failure or repair; it comes after ticks at equal times, which is harmless
+	// since the scheduling point follows every event of its instant.
+	KindCluster
+	// Log-only kinds of the changing cluster (cluster.go).
+	KindMachineAdd
+	KindMachineRemove
+	KindMachineResize
+	KindKill // a running task killed by its machine's removal or shrink, or a trace eviction
 )
 
 var kindNames = [...]string{"finish", "release", "arrival", "tick", "start", "preempt", "unlock", "complete", "horizon",
-	"amready", "amdone", "amrelease", "submit", "amstart", "reserve", "unreserve", "input", "stop"}
+	"amready", "amdone", "amrelease", "submit", "amstart", "reserve", "unreserve", "input", "stop",
+	"cluster", "machine_add", "machine_remove", "machine_resize", "kill"}
 
 func (k Kind) String() string {
 	if int(k) < len(kindNames) {

@@ -66,6 +66,7 @@ func (e *Engine) checkInvariants() error {
 	if e.y != nil {
 		e.yarnHeld(held)
 	}
+	e.clusterHeld(held)
 	for m := range e.mach {
 		if e.free[m].AnyNegative() {
 			return fmt.Errorf("replay: invariant: machine %d free capacity negative: %v", m, e.free[m])

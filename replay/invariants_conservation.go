@@ -51,10 +51,11 @@ func (c *conservation) preempted(job, stage, task int32, now traces.Time, d trac
 
 // checkConservation compares held and committed resource-seconds once a run has completed
 // (nothing left to happen); a run stopped at its horizon is not checked, nor one with the YARN
-// mechanics on (yarn.go): their heartbeat waits, slow-start input waits and AM containers hold
-// resources this account does not model yet.
+// mechanics on (yarn.go) or a changing cluster (cluster.go): heartbeat waits, slow-start input
+// waits, AM containers, initial holds, capacity changes and killed tasks hold resources this
+// account does not model yet (cluster.go's own invariants check its capacity accounting).
 func (e *Engine) checkConservation() error {
-	if e.heap.Len() > 0 || e.nextArr < len(e.jobs) || e.y != nil {
+	if e.heap.Len() > 0 || e.nextArr < len(e.jobs) || e.y != nil || e.cl != nil {
 		return nil
 	}
 	c := e.acct

@@ -80,6 +80,9 @@ type Result struct {
 	// dimension d over window w as a fraction of cluster capacity.
 	UsageWindow traces.Time
 	Usage       [][][traces.MaxDims]float64
+	// Cluster counts initial holds, machine changes and the tasks they killed (cluster.go); nil
+	// when the workload has none and no failure model is set.
+	Cluster *ClusterStats
 }
 
 func (e *Engine) result() *Result {
@@ -97,7 +100,7 @@ func (e *Engine) result() *Result {
 		Queues: e.queues, Dims: e.dims, Capacity: e.cap, Start: m.start, End: end,
 		Stats: e.stats, AllocIntegral: m.allocInt, QueueShareIntegral: m.qShareInt,
 		QueueAllocIntegral: m.qAllocInt, UsageWindow: m.window,
-		Jobs: make([]JobRecord, len(e.jobs)),
+		Jobs: make([]JobRecord, len(e.jobs)), Cluster: e.clusterStats(),
 	}
 	for ji := range e.jobs {
 		jr := &e.jobs[ji]

@@ -4,8 +4,11 @@ import (
 	"bufio"
 	"flag"
 	"fmt"
+	"maps"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -28,6 +31,11 @@ var update = flag.Bool("update", false, "rewrite golden files under testdata/")
 //	       [sigma=0.5] [straggler_p=0.1] [straggler_factor=3] [model=contention|waves] [slope=1]
 //	at 0 start job=0 stage=0 machine=0 count=2
 //	at 3 preempt job=0 stage=0 task=1
+//	hold machine=0 start=0 end=5 cpu=0.5 mem=0.5
+//	machine 3 remove machine=0
+//	machine 4 add|resize machine=0 cpu=1 mem=1
+//	failures mttf=100 mttr=10 seed=1
+//	fault 4 job=ID stage=0 task=0 kind=evicted   (replayed with: engine trace_evictions)
 //
 // The engine's execution mechanics are set by startup/release (seconds), hold_dist, hold_cv,
 // sigma, straggler_p, straggler_factor, model and slope (mechanics_test.go has the model
@@ -112,7 +120,10 @@ func runScenario(file string) (string, error) {
 		kv := map[string]string{}
 		flags := map[string]bool{}
 		args := fields[1:]
-		if fields[0] == "at" {
+		if fields[0] == "fault" && len(fields) > 2 {
+			args = fields[2:]
+		}
+		if fields[0] == "at" || fields[0] == "machine" {
 			if len(fields) < 3 {
 				return "", fmt.Errorf("%s:%d: at T start|preempt ...", file, line)
 			}
@@ -202,6 +213,27 @@ func runScenario(file string) (string, error) {
 				err = scenarioYarn(&cfg.Yarn, kv, flags)
 			}
 			err = mechanicsOptions(&cfg, kv, num, err)
+			cfg.TraceEvictions = flags["trace_evictions"]
+		case "hold":
+			w.Initial = append(w.Initial, traces.Hold{Machine: int32(num("machine")), Start: traces.FromSeconds(num("start")),
+				End: traces.FromSeconds(num("end")), Demand: traces.VecOf(num("cpu"), num("mem"))})
+		case "machine":
+			kind, ok := traces.ParseClusterEventKind(fields[2])
+			if len(fields) < 3 || !ok {
+				return "", fmt.Errorf("%s:%d: machine T add|remove|resize machine=M [cpu= mem=]", file, line)
+			}
+			ev := traces.ClusterEvent{T: traces.FromSeconds(mustFloat(fields[1])), Kind: kind, Machine: int32(num("machine"))}
+			if kind != traces.MachineRemove {
+				ev.Capacity = traces.VecOf(num("cpu"), num("mem"))
+			}
+			w.ClusterEvents = append(w.ClusterEvents, ev)
+		case "fault":
+			kind := map[string]traces.TaskOutcome{"evicted": traces.TaskEvicted, "failed": traces.TaskFailed, "killed": traces.TaskKilled}[kv["kind"]]
+			w.Faults = append(w.Faults, traces.TaskFault{T: traces.FromSeconds(mustFloat(fields[1])), Job: int64(num("job")),
+				Stage: int32(num("stage")), Task: int32(num("task")), Kind: kind})
+		case "failures":
+			cfg.Failures = traces.FailureModel{MTTF: traces.FromSeconds(num("mttf")), MTTR: traces.FromSeconds(num("mttr"))}
+			cfg.FailureRand = rand.New(rand.NewPCG(uint64(num("seed")), 0))
 		case "at":
 			at := traces.FromSeconds(mustFloat(fields[1]))
 			p := pol.at[at]
@@ -248,6 +280,16 @@ func runScenario(file string) (string, error) {
 		st := res.Stats
 		fmt.Fprintf(&out, "decision: calls=%d charged=%d delayed_calls=%d dropped_preempts=%d dropped_starts=%d\n",
 			st.SchedulingCalls, st.DecisionTime, st.DelayedCalls, st.DroppedPreempts, st.DroppedStarts)
+	}
+	if c := res.Cluster; c != nil {
+		fmt.Fprintf(&out, "cluster: holds=%d rejected=%d dropped=%d held_at_start=%s added=%d removed=%d resized=%d failures=%d kills=%d work_lost=%d capacity=%s\n",
+			c.Holds, c.HoldsRejected, c.HoldsDropped, c.HeldAtStart.Format(2), c.Added, c.Removed, c.Resized, c.Failures, c.Kills, c.WorkLost, res.Capacity.Format(2))
+		if c.TraceKills+c.FaultsMissed > 0 {
+			fmt.Fprintf(&out, "cluster: trace_kills=%d faults_missed=%d\n", c.TraceKills, c.FaultsMissed)
+		}
+		for _, class := range slices.Sorted(maps.Keys(c.ByClass)) {
+			fmt.Fprintf(&out, "cluster class %q: restarts=%d work_lost=%d\n", class, c.ByClass[class].Restarts, c.ByClass[class].WorkLost)
+		}
 	}
 	for _, j := range res.Jobs {
 		fmt.Fprintf(&out, "job %d: completed=%v start=%d finish=%d jct=%d preemptions=%d", j.Index, j.Completed, j.FirstStart, j.Finish, j.JCT(), j.Preemptions)

@@ -54,6 +54,9 @@ type Summary struct {
 	QueueDominantShare map[string]float64 `json:"queue_dominant_share"`
 	Preemptions        int64              `json:"preemptions"`
 	Unfinished         int                `json:"unfinished"`
+	// Cluster is the initial load and the cluster's changes (clustersummary.go); absent when the
+	// workload has neither and no failure model is set.
+	Cluster *ClusterSummary `json:"cluster,omitempty"`
 }
 
 // UtilityGroup summarizes the utilities and target completion times of a set of jobs with a
@@ -113,6 +116,7 @@ func Summarize(r *Result) Summary {
 		QueueDominantShare: map[string]float64{},
 	}
 	s.Group = group(r.Jobs, func(*JobRecord) bool { return true })
+	s.Cluster = summarizeCluster(r)
 	s.Unfinished = s.Jobs - s.Completed
 	var lastFinish traces.Time = r.Start
 	var beLat []float64

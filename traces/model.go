@@ -493,6 +493,13 @@ type Workload struct {
 	Dims    []string // names of the resource dimensions in use, e.g. ["cpu", "mem"]
 	Cluster Cluster
 	Jobs    []Job
+	// Initial is capacity held from before the workload (e.g. a trace window's running tasks) and
+	// ClusterEvents the machines' changes over time, both optional: see cluster.go.
+	Initial       []Hold
+	ClusterEvents []ClusterEvent
+	// Faults are the trace's evictions, failures and kills of earlier runs of the workload's
+	// tasks (cluster.go), replayed only on request.
+	Faults []TaskFault
 }
 
 // Tasks returns the number of tasks over all jobs.

@@ -81,6 +81,12 @@ func (w *Workload) Validate() error {
 			return err
 		}
 	}
+	if err := w.checkCluster(); err != nil {
+		return err
+	}
+	if err := w.checkFaults(); err != nil {
+		return err
+	}
 	return c.Done()
 }
 
@@ -429,6 +435,7 @@ func (w *Workload) Hash() string {
 	for ji := range w.Jobs {
 		hashJob(h, &w.Jobs[ji], i64, f64, str, vec)
 	}
+	w.hashCluster(h, i64, vec)
 	return hex.EncodeToString(h.Sum(nil))
 }
 

@@ -87,8 +87,14 @@ temporary run files next to --out). Tables of the 2019 trace are refused with an
   1 task of the default demand - task counts and demands are then unknown); jobs killed,
   failed, unfinished or started before the trace window are left out and counted.
 
+  A window that starts mid-trace begins with tasks already running: those with an event in the
+  window become initial holds (background load the replay keeps on their machines until they
+  end); --state-from with the earlier task_events parts finds those running through the whole
+  window, and without it the import warns that the start state is partly unknown. The EVICT,
+  FAIL and KILL of earlier runs are kept for engine.trace_evictions.
+
   The cluster (--cluster) is machine_events when given (the machines up at the input's first
-  event, with their capacity then), else the published machine mix of the trace's cell (Reiss et
+  event, with their capacity then; --cluster-events replays later ADD/REMOVE/UPDATE), else the published machine mix of the trace's cell (Reiss et
   al., SoCC 2012, Table 1) scaled to --machines, by default to the machines the tasks ran on
   (12,583 for a job-level import).`)
 	cmd := &cobra.Command{
@@ -114,6 +120,9 @@ temporary run files next to --out). Tables of the 2019 trace are refused with an
 			// Sources are found from any directory: data:… and ../shared/data/… in the shared
 			// data folder, an embedded workload's name for tpcdag.
 			if err := resolveData(srcs, func(s string) bool { return format == "tpcdag" && wbuiltin.Has(s) }); err != nil {
+				return err
+			}
+			if err := resolveData(g.StateFrom, nil); err != nil {
 				return err
 			}
 			for _, s := range srcs { // a named pipe would block the import forever
@@ -143,6 +152,9 @@ temporary run files next to --out). Tables of the 2019 trace are refused with an
 					return err
 				}
 				st.Fprint(w)
+				if st.StartStateWarning != "" {
+					fmt.Fprintf(cmd.ErrOrStderr(), "schedlab: warning: trace import: %s\n", st.StartStateWarning)
+				}
 				fmt.Fprintf(w, "wrote %s: %d jobs\n", out, st.Imported)
 				fmt.Fprintf(cmd.ErrOrStderr(), "trace import: took %s\n", time.Since(start).Round(time.Millisecond))
 				return nil
@@ -193,6 +205,8 @@ temporary run files next to --out). Tables of the 2019 trace are refused with an
 	f.StringVar(&g.Level, "level", "", "google2011: task or job (default: task when task_events are given)")
 	f.StringVar(&g.Cluster, "cluster", google2011.ClusterAuto, "google2011: auto, machine_events or mix (the published machine mix)")
 	f.IntVar(&g.Machines, "machines", 0, "google2011: scale the machine mix to this many machines (default: the machines tasks ran on)")
+	f.BoolVar(&g.ClusterEvents, "cluster-events", false, "google2011: replay machine_events after the input's start (machines added, removed, resized); needs --cluster machine_events")
+	f.StringArrayVar(&g.StateFrom, "state-from", nil, "google2011: earlier task_events parts (repeatable) read only to find the tasks running through a mid-trace window")
 	addDataFlag(cmd)
 	return cmd
 }
@@ -573,6 +587,7 @@ func statsCanonical(w io.Writer, path string) error {
 	fmt.Fprintf(w, "task-time        %.4g task-hours\n", work/3600)
 	fmt.Fprintf(w, "classes          %s\n", fmtCounts(classes))
 	fmt.Fprintf(w, "distinct         users %d, job names %d, logical job names %d\n", len(users), len(names), len(logical))
+	printTimeline(w, m.Initial, m.ClusterEvents, m.Cluster.Total(), m.Dims)
 	ts.print(w)
 	return nil
 }

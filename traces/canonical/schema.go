@@ -196,11 +196,16 @@ type Meta struct {
 	Source  string
 	Dims    []string
 	Cluster traces.Cluster
+	// Initial and ClusterEvents are the workload's initial holds and cluster events (optional
+	// keys KeyInitial and KeyClusterEvents, timeline.go).
+	Initial       []traces.Hold
+	ClusterEvents []traces.ClusterEvent
+	Faults        []traces.TaskFault // optional key KeyFaults
 }
 
 // MetaOf returns w's workload-level fields.
 func MetaOf(w *traces.Workload) Meta {
-	return Meta{Name: w.Name, Source: w.Source, Dims: w.Dims, Cluster: w.Cluster}
+	return Meta{Name: w.Name, Source: w.Source, Dims: w.Dims, Cluster: w.Cluster, Initial: w.Initial, ClusterEvents: w.ClusterEvents, Faults: w.Faults}
 }
 
 // jsonCluster is the cluster's JSON form, column-wise so that a cluster of thousands of machines
@@ -345,10 +350,13 @@ func (m Meta) metadata() (arrow.Metadata, error) {
 	if err != nil {
 		return arrow.Metadata{}, fmt.Errorf("canonical: encode cluster: %w", err)
 	}
-	return arrow.NewMetadata(
-		[]string{KeyVersion, KeyName, KeySource, KeyDims, KeyCluster, KeyChecksum},
-		[]string{SchemaVersion, m.Name, m.Source, string(dims), string(cluster), checksumMarker + placeholder},
-	), nil
+	keys := []string{KeyVersion, KeyName, KeySource, KeyDims, KeyCluster, KeyChecksum}
+	values := []string{SchemaVersion, m.Name, m.Source, string(dims), string(cluster), checksumMarker + placeholder}
+	tk, tv, err := m.timelineMetadata()
+	if err != nil {
+		return arrow.Metadata{}, err
+	}
+	return arrow.NewMetadata(append(keys, tk...), append(values, tv...)), nil
 }
 
 // errMeta reports a problem with a file's workload metadata.
@@ -382,6 +390,9 @@ func parseMeta(limits traces.Limits, find func(key string) (string, bool)) (m Me
 			return m, "", fmt.Errorf("%w: %s: %w", errMeta, KeyCluster, err)
 		}
 		m.Cluster = c
+	}
+	if err := m.parseTimeline(find); err != nil {
+		return m, "", err
 	}
 	return m, v, nil
 }

@@ -43,7 +43,10 @@
 //     production 9-11), its Class "sc0".."sc3" from the scheduling class.
 //
 // The scan stops reading job_events at the end of task_events: give both tables for the same
-// parts (a window). Memory holds the tasks of the jobs alive at a time.
+// parts (a window). Memory holds the tasks of the jobs alive at a time. A window that starts
+// mid-trace begins with tasks already running: they become the workload's initial holds
+// (initial.go, Options.StateFrom), and the EVICT, FAIL and KILL that ended runs before a task's
+// last its faults (faults.go).
 //
 // # Job-level import
 //
@@ -57,7 +60,8 @@
 //
 // The replay engine's cluster is a fixed set of machines. With machine_events (Options.Cluster
 // ClusterMachineEvents, the default then) it is the machines up at the input's first event with
-// their capacity then (ClusterOf); machines added or removed later are counted, not modelled.
+// their capacity then (ClusterOf); machines added, removed or resized later are counted, and with
+// Options.ClusterEvents kept as the workload's cluster events (machevents.go).
 // Otherwise it is the published machine mix of the cell (MixCluster: Reiss et al., SoCC 2012,
 // Table 1, kept in machine_mix.csv), scaled to Options.Machines, by default to the number of
 // machines the imported tasks ran on (12,509 for parts 0-9; PublishedMachines, 12,583, for a

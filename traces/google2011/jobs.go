@@ -187,8 +187,10 @@ type jobScanner struct {
 	// and mean requests, and ends the scan with the task_events: job events later than the last
 	// task event cannot change a task.
 	taskLevel bool
-	lastTask  traces.Time        // time of the last task event before AfterWindow
-	machines  map[int64]struct{} // task-level: machines that tasks were scheduled on
+	lastTask  traces.Time          // time of the last task event before AfterWindow
+	machines  map[int64]struct{}   // task-level: machines that tasks were scheduled on
+	initial   *initialState        // task-level: the running state at the window's start (initial.go)
+	faults    map[int64][]rawFault // task-level: EVICT, FAIL, KILL of running tasks by job ID (faults.go)
 
 	// jobs and tasks are the readers of the scan, which locate errors in the events they read.
 	jobs, tasks *lineReader

@@ -53,6 +53,7 @@ type taskJobs struct {
 	largest traces.Vec
 	deflt   [2]int64 // default demand per dimension, fixed point
 	emit    func(*traces.Job) error
+	faults  *[]traces.TaskFault // the workload's faults (faults.go)
 
 	keep  []int32 // positions (in the job's runs) of the tasks kept
 	tasks []builtTask
@@ -234,6 +235,18 @@ func (c *taskJobs) add(js *jobState) error {
 	}
 	if mixed {
 		st.MixedPriorityJobs++
+	}
+	if c.faults != nil && len(c.scan.faults[rec.ID]) > 0 {
+		c.addFaults(js, func(index int32) (int32, int32, bool) {
+			for g, gr := range groups {
+				for i, t := range c.tasks[gr.lo:gr.hi] {
+					if t.index == index {
+						return int32(g), int32(i), true
+					}
+				}
+			}
+			return 0, 0, false
+		})
 	}
 	st.Imported += int64(len(c.tasks))
 	class := ""

@@ -110,6 +110,9 @@ func (s *jobScanner) taskRunEvent(st *jobState, e *taskEvent) error {
 	if err := s.checkTask(r.life, e); err != nil {
 		return err
 	}
+	if s.initial != nil {
+		s.initial.observe(r.life, e, s.tasks.fromStart())
+	}
 	r.life = after(e.ev.Type)
 	if c, m := fixed(e.ev.CPURequest), fixed(e.ev.MemRequest); c >= 0 || m >= 0 {
 		if c >= 0 {
@@ -134,6 +137,7 @@ func (s *jobScanner) taskRunEvent(st *jobState, e *taskEvent) error {
 		if typ == Evict {
 			r.evictions++
 		}
+		s.noteFault(st, r, e)
 		if r.sched >= 0 && r.stop < 0 {
 			r.stop, r.end = e.time, typ
 		}

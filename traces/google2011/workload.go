@@ -59,6 +59,15 @@ type Options struct {
 	// Machines scales the published mix to this many machines; 0 means the trace's own count:
 	// the machines tasks were scheduled on in a task-level import, else PublishedMachines.
 	Machines int
+	// StateFrom names earlier task_events parts (files or directories) read only to find the
+	// tasks running through the whole window (see "Running state at a window's start").
+	StateFrom []string
+	// NoInitial leaves out the running state at the window's start (no initial holds, no
+	// warning): the import of earlier versions, kept for comparisons.
+	NoInitial bool
+	// ClusterEvents makes the machine_events after the cluster's time the workload's cluster
+	// events (machevents.go); it needs the machine_events cluster.
+	ClusterEvents bool
 }
 
 // ErrOptions is wrapped by the errors of Options that cannot work.
@@ -114,6 +123,9 @@ func (o Options) normalize(src Source) (Options, error) {
 	if o.Machines < 0 || o.Machines > MaxMachines {
 		return o, optErr("machines %d outside 0..%d", o.Machines, MaxMachines)
 	}
+	if o.ClusterEvents && o.Cluster != ClusterMachineEvents {
+		return o, optErr("cluster events need the machine_events cluster; the cluster is %s", o.Cluster)
+	}
 	if o.Machines > 0 && o.Cluster != ClusterMix {
 		return o, optErr("machines scales the published mix; the cluster is %s", o.Cluster)
 	}
@@ -156,6 +168,16 @@ type Stats struct {
 	Cluster      string
 	Machines     int
 	MachineStats MachineStats
+	// ClusterEvents counts the machine events after the cluster's time kept as the workload's
+	// (Options.ClusterEvents).
+	ClusterEvents int
+	// Initial describes the running state at the window's start (task-level imports);
+	// StartStateWarning says what of it is unknown, "" when nothing is.
+	Initial           InitialStats
+	StartStateWarning string
+	// Faults counts the evictions, failures and kills of runs before a task's last (the
+	// workload's Faults).
+	Faults int64
 }
 
 // Fprint writes a human-readable summary.
@@ -174,6 +196,10 @@ func (s *Stats) Fprint(w io.Writer) {
 			t.Attempts, t.Evictions, t.StartedBefore, t.Outcomes[traces.TaskRunning], t.End)
 		fmt.Fprintf(w, "requests: %d tasks without one (default), %d of zero (1e-6 cpu), %d clamped; %d tasks late (> %s after their job's submit)\n",
 			t.DefaultRequest, t.ZeroRequest, t.ClampedRequest, t.LateTasks, time.Duration(LateTask)*time.Microsecond)
+		if s.Faults > 0 {
+			fmt.Fprintf(w, "faults: %d runs before a task's last ended by EVICT, FAIL or KILL (replayed with engine.trace_evictions: replay)\n", s.Faults)
+		}
+		s.fprintInitial(w)
 	} else {
 		fmt.Fprintf(w, "jobs: %d records, %d imported, %d excluded (unfinished %d, still open %d, no submit %d, before window %d, never scheduled %d, after window %d, zero runtime %d)\n",
 			s.Scan.Records, s.Imported, s.Excluded.Total(), s.Excluded.Unfinished, s.Excluded.StillOpen, s.Excluded.NoSubmit,
@@ -268,6 +294,13 @@ func newConversion(src Source, o Options) (*conversion, error) {
 			return nil, err
 		}
 		c.st.Cluster = fmt.Sprintf("machine_events at t=%d (the input's first event)", at)
+		if o.ClusterEvents {
+			if c.meta.ClusterEvents, err = clusterEvents(c.machFile, at, &c.meta.Cluster, c.opener); err != nil {
+				return nil, err
+			}
+			c.st.ClusterEvents = len(c.meta.ClusterEvents)
+			c.st.Cluster += fmt.Sprintf(", then %d machine events (%d machines in all)", c.st.ClusterEvents, len(c.meta.Cluster.Machines))
+		}
 	case o.Machines > 0 || o.Level == LevelJob:
 		n := o.Machines
 		if n == 0 {
@@ -363,8 +396,23 @@ func (c *conversion) noJobs() error {
 }
 
 func (c *conversion) runTasks(emit func(*traces.Job) error) error {
-	s := &jobScanner{stats: &c.st.Scan, taskLevel: true, machines: make(map[int64]struct{})}
-	tj := &taskJobs{scan: s, st: &c.st.Tasks, largest: largest(c.meta.Cluster), emit: func(j *traces.Job) error {
+	s := &jobScanner{stats: &c.st.Scan, taskLevel: true, machines: make(map[int64]struct{}), initial: &initialState{},
+		faults: make(map[int64][]rawFault)}
+	var faults []traces.TaskFault
+	if c.o.NoInitial {
+		s.initial = nil
+	}
+	sfFromStart := false
+	if len(c.o.StateFrom) > 0 && s.initial != nil {
+		files, err := expand(c.o.StateFrom)
+		if err != nil {
+			return fmt.Errorf("state-from: %w", err)
+		}
+		if sfFromStart, err = s.initial.readStateFrom(files, c.opener); err != nil {
+			return err
+		}
+	}
+	tj := &taskJobs{scan: s, st: &c.st.Tasks, largest: largest(c.meta.Cluster), faults: &faults, emit: func(j *traces.Job) error {
 		c.st.Imported++
 		return emit(j)
 	}}
@@ -373,6 +421,13 @@ func (c *conversion) runTasks(emit func(*traces.Job) error) error {
 	s.emit = tj.add
 	err := s.scan(c.jobFiles, c.taskFiles, c.opener)
 	c.st.Tasks.Machines, c.st.Tasks.End = len(s.machines), s.lastTask
+	if err == nil && s.initial != nil && s.tasks != nil && !s.tasks.fromStart() {
+		for _, id := range s.initial.machineIDs() {
+			if id >= 0 {
+				s.machines[id] = struct{}{}
+			}
+		}
+	}
 	if err == nil && c.scaleMix {
 		n := len(s.machines)
 		if n == 0 {
@@ -381,6 +436,11 @@ func (c *conversion) runTasks(emit func(*traces.Job) error) error {
 		c.meta.Cluster = MixCluster(n)
 		c.st.Machines = n
 		c.st.Cluster = fmt.Sprintf("published mix (%s) scaled to the %d machines tasks ran on", MixSource, n)
+	}
+	sortFaults(faults)
+	c.meta.Faults, c.st.Faults = faults, int64(len(faults))
+	if err == nil && s.initial != nil && s.tasks != nil && !s.tasks.fromStart() {
+		err = c.finishInitial(s, len(c.o.StateFrom) > 0, sfFromStart)
 	}
 	return err
 }
@@ -474,7 +534,8 @@ func WorkloadStats(src Source, o Options) (*traces.Workload, Stats, error) {
 	if err != nil {
 		return nil, st, err
 	}
-	return &traces.Workload{Name: m.Name, Source: m.Source, Dims: m.Dims, Cluster: m.Cluster, Jobs: sortJobs(jobs)}, st, nil
+	return &traces.Workload{Name: m.Name, Source: m.Source, Dims: m.Dims, Cluster: m.Cluster, Jobs: sortJobs(jobs),
+		Initial: m.Initial, ClusterEvents: m.ClusterEvents, Faults: m.Faults}, st, nil
 }
 
 // sortJobs orders jobs as traces.Workload.SortJobs does — by (submit, id), stably — but sorts

@@ -113,6 +113,7 @@ func window(w *traces.Workload, o Options) {
 	}
 	w.Jobs = slices.DeleteFunc(w.Jobs, func(j traces.Job) bool { return j.Submit < start || j.Submit >= end })
 	if o.WindowRebase && start > 0 {
+		w.ShiftTimeline(start)
 		for i := range w.Jobs {
 			j := &w.Jobs[i]
 			j.Submit -= start
