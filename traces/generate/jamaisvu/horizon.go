@@ -16,6 +16,34 @@ const (
 	LongFit  = "fit"  // the classes are fitted to the samples no longer than the horizon
 )
 
+// GPU rack placements (Options.GPUAt).
+const (
+	GPUFirst  = "first"
+	GPULast   = "last"
+	GPURandom = "random"
+)
+
+// gpuRacks returns which racks have GPUs: the first or last GPURacks racks, or GPURacks racks
+// drawn uniformly from r.
+func gpuRacks(o Options, r *rand.Rand) []bool {
+	out := make([]bool, o.Racks)
+	switch o.GPUAt {
+	case GPULast:
+		for i := o.Racks - o.GPURacks; i < o.Racks; i++ {
+			out[i] = true
+		}
+	case GPURandom:
+		for _, i := range r.Perm(o.Racks)[:o.GPURacks] {
+			out[i] = true
+		}
+	default:
+		for i := range o.GPURacks {
+			out[i] = true
+		}
+	}
+	return out
+}
+
 // maxHorizonJobs bounds the expected job count of a fixed-horizon workload, checked before
 // drawing.
 const maxHorizonJobs = 10_000_000
@@ -130,7 +158,7 @@ func (m *Model) expectedWork(o Options, mix Mix) float64 {
 
 // horizonArrivals returns the submission times (µs) of a Poisson process of rate
 // Load × nodes / perJob over [0, HorizonS]: the jobs offer Load of the cluster in expectation,
-// whatever the sample of one run (its realised load varies with the draws; OfferedLoadAt).
+// whatever the sample of one run (its realised load varies with the draws: the horizon.offered_load metric of a run).
 func (o Options) horizonArrivals(perJob float64, nodes int, r *rand.Rand) ([]traces.Time, error) {
 	if !(perJob > 0) {
 		return nil, fmt.Errorf("jamaisvu: Options.Samples: expected work per job is %v task-s", perJob)
@@ -147,25 +175,4 @@ func (o Options) horizonArrivals(perJob float64, nodes int, r *rand.Rand) ([]tra
 		out = append(out, traces.Time(math.Round(t*float64(traces.Second))))
 	}
 	return out, nil
-}
-
-// OfferedLoadAt returns the load w offers its cluster over [0, h]: the work of the jobs
-// submitted by h divided by machines × h, in full and with each job's runtime clipped at h
-// (the part that can run inside the window).
-func OfferedLoadAt(w *traces.Workload, h traces.Time) (full, clipped float64) {
-	if h <= 0 || len(w.Cluster.Machines) == 0 {
-		return 0, 0
-	}
-	for i := range w.Jobs {
-		j := &w.Jobs[i]
-		if j.Submit > h {
-			continue
-		}
-		for _, s := range j.Stages {
-			full += float64(s.Tasks) * traces.Seconds(s.Duration)
-			clipped += float64(s.Tasks) * traces.Seconds(min(s.Duration, h-j.Submit))
-		}
-	}
-	d := float64(len(w.Cluster.Machines)) * traces.Seconds(h)
-	return full / d, clipped / d
 }

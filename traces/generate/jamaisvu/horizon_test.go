@@ -122,3 +122,43 @@ func TestExpectedWorkExact(t *testing.T) {
 		t.Errorf("EXP3 without GPUs: ExpectedWork %v, want %v", got3, want)
 	}
 }
+
+// TestGPUAt checks where the GPU racks go in the machine order.
+func TestGPUAt(t *testing.T) {
+	racksOf := func(at string, seed uint64) map[string]bool {
+		w, err := Generate(opts(func(o *Options) { o.GPUAt = at }), rng(seed))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]bool{}
+		n := 0
+		for _, m := range w.Cluster.Machines {
+			if m.GPU {
+				out[m.Rack] = true
+				n++
+			}
+		}
+		if n != 64 {
+			t.Errorf("%s: %d GPU nodes, want 64", at, n)
+		}
+		return out
+	}
+	if got := racksOf("first", 1); !got["r0"] || !got["r1"] || len(got) != 2 {
+		t.Errorf("first: GPU racks %v", got)
+	}
+	if got := racksOf("last", 1); !got["r6"] || !got["r7"] || len(got) != 2 {
+		t.Errorf("last: GPU racks %v", got)
+	}
+	seen := map[string]bool{}
+	for seed := range uint64(10) {
+		for r := range racksOf("random", seed) {
+			seen[r] = true
+		}
+	}
+	if len(seen) < 5 {
+		t.Errorf("random over 10 seeds used only racks %v", seen)
+	}
+	if _, err := Generate(opts(func(o *Options) { o.GPUAt = "middle" }), rng(1)); err == nil || !strings.Contains(err.Error(), "GPUAt") {
+		t.Errorf("gpu_at=middle: %v", err)
+	}
+}

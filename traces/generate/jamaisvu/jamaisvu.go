@@ -33,7 +33,7 @@
 //   - Fixed horizon (HorizonS > 0, the design of the JamaisVu specs): jobs arrive as a Poisson
 //     process over [0, H] at rate Load × nodes / E[work per job], E from the fitted class model
 //     (ExpectedWork), so Load is a rate of work and one run's realised load varies with its draws
-//     (OfferedLoadAt reports it, in full and clipped to H). Metrics are taken at H
+//     (a run's horizon.offered_load metrics report it, in full and clipped to H). Metrics are taken at H
 //     (engine.horizon_s). LongJobs caps runtimes at H or fits the classes to samples ≤ H.
 //   - Mix: the SLO / best-effort composition of Table 3 (Mix, "EXP1"): exactly apportioned
 //     shares of SLO jobs with a hard placement constraint, a soft one, or none, and best-effort
@@ -138,6 +138,10 @@ type Options struct {
 	Racks, RackSize int
 	// GPURacks (gpu_racks) is the number of racks whose nodes have GPUs (2).
 	GPURacks int
+	// GPUAt (gpu_at) places the GPU racks in the machine order: first (default: machines r0,
+	// r1, …), last, or random (racks drawn from the generator). The paper does not say; a
+	// first-fit policy fills the lowest-numbered machines first.
+	GPUAt string
 	// NodeCPU (node_cpu) and NodeMemGB (node_mem_gb) are a node's capacity (4 cores, 16 GB); every
 	// task demands a whole node.
 	NodeCPU, NodeMemGB float64
@@ -173,6 +177,7 @@ func Defaults() Options {
 		NodeMemGB: 16,
 		Load:      0.9,
 		LongJobs:  LongKeep,
+		GPUAt:     GPUFirst,
 	}
 }
 
@@ -188,7 +193,8 @@ func Keys() []generate.Key {
 		{Name: "mix", Default: d.Mix, Doc: "Table 3 composition: EXP1, EXP2, EXP3 or DEADLINE-<slack percent>"},
 		{Name: "racks", Default: d.Racks, Doc: "racks in the cluster"},
 		{Name: "rack_size", Default: d.RackSize, Doc: "nodes per rack"},
-		{Name: "gpu_racks", Default: d.GPURacks, Doc: "racks whose nodes have GPUs (the first ones)"},
+		{Name: "gpu_racks", Default: d.GPURacks, Doc: "racks whose nodes have GPUs (placed by gpu_at)"},
+		{Name: "gpu_at", Default: d.GPUAt, Doc: "where the GPU racks are in the machine order: first, last or random (seeded)"},
 		{Name: "node_cpu", Default: d.NodeCPU, Doc: "cores per node (each task takes a whole node)"},
 		{Name: "node_mem_gb", Default: d.NodeMemGB, Doc: "memory per node, GB"},
 		{Name: "load", Default: d.Load, Doc: "offered load: arrivals are spread so the jobs' work Σ tasks × runtime = load × nodes × last submission"},
@@ -245,6 +251,9 @@ func (o Options) Validate() error {
 	if !finite(o.HorizonS) || o.HorizonS < 0 || o.HorizonS > 1e8 {
 		bad("HorizonS", "want seconds in [0, 1e8] (0 = run to completion), got %v", o.HorizonS)
 	}
+	if o.GPUAt != GPUFirst && o.GPUAt != GPULast && o.GPUAt != GPURandom {
+		bad("GPUAt", "want %s, %s or %s, got %q", GPUFirst, GPULast, GPURandom, o.GPUAt)
+	}
 	switch o.LongJobs {
 	case LongKeep:
 	case LongCap, LongFit:
@@ -267,6 +276,9 @@ func (o Options) String() string {
 		len(o.Samples), o.Jobs, o.MaxTasks, o.K, o.Joint, o.Mix, o.Racks, o.RackSize, o.GPURacks, f(o.NodeCPU), f(o.NodeMemGB), f(o.Load), f(o.MeanInterarrivalS))
 	if o.HorizonS > 0 {
 		s += fmt.Sprintf(" horizon_s=%s long_jobs=%s", f(o.HorizonS), o.LongJobs)
+	}
+	if o.GPUAt != GPUFirst {
+		s += " gpu_at=" + o.GPUAt
 	}
 	if o.SampleNote != "" {
 		s += " (samples: " + o.SampleNote + ")"
@@ -324,6 +336,7 @@ const (
 	streamMix
 	streamKind
 	streamSlack
+	streamRacks
 	numStreams
 )
 
@@ -374,8 +387,9 @@ func Generate(o Options, r *rand.Rand) (*traces.Workload, error) {
 		Cluster: traces.Uniform(nodes, node, o.RackSize),
 		Jobs:    make([]traces.Job, o.Jobs),
 	}
+	gpuRack := gpuRacks(o, s[streamRacks])
 	for i := range w.Cluster.Machines {
-		w.Cluster.Machines[i].GPU = i < gpuNodes
+		w.Cluster.Machines[i].GPU = gpuRack[i/o.RackSize]
 	}
 	// The jobs first, then their arrival times: with Load, the arrivals are spread so that the
 	// work of exactly these jobs offers that load over their span (Arrivals).
