@@ -172,6 +172,11 @@ func runHashed(c Config, w *traces.Workload, hash string, prog *runProgress) (*O
 	}
 	probe := newWaitProbe(w, ec.Cycle)
 	ec.Log = probe.log
+	var hprobe *horizonProbe // fixed-horizon metrics at engine.horizon_s (horizon.go)
+	if ec.Horizon > 0 {
+		hprobe = newHorizonProbe(w, ec.Horizon, ec.PreemptKeepsWork)
+		ec.Log = func(e replay.LogEntry) { probe.log(e); hprobe.log(e) }
+	}
 	rec, err := newRecorder(c, w)
 	if err != nil {
 		return nil, err
@@ -206,6 +211,11 @@ func runHashed(c Config, w *traces.Workload, hash string, prog *runProgress) (*O
 	if plog != nil && !c.Engine.Oracle {
 		if o.Report, err = mergeReport(o.Report, plog.report()); err != nil {
 			return nil, fmt.Errorf("predictions: %w (seed %d)", err, c.Seed)
+		}
+	}
+	if hprobe != nil {
+		if o.Report, err = mergeReport(o.Report, hprobe.report(res)); err != nil {
+			return nil, fmt.Errorf("horizon metrics: %w (seed %d)", err, c.Seed)
 		}
 	}
 	if nd, ok := p.(Nondeterminist); ok {

@@ -95,6 +95,10 @@ type Spec struct {
 	Names Names
 	// Label is the label applied by WithLabel ("" for the spec as written).
 	Label string
+	// Sensitivity are the one-at-a-time axes around the base point (sensitivity.go); WithLabel
+	// adds them to Axes as one group.
+	Sensitivity  []Axis
+	sensExpanded bool
 }
 
 // NamesFile holds names (a names block alone) that apply to every spec of its directory, under
@@ -165,7 +169,9 @@ type Label struct {
 	Set map[string]any
 	// Axes replaces the values of axes, by key.
 	Axes map[string][]any
-	Pos  Pos
+	// Sensitivity replaces the values of sensitivity keys ([] drops a key).
+	Sensitivity map[string][]any
+	Pos         Pos
 }
 
 // AxisKeys returns the spec's axis keys in order.
@@ -224,8 +230,16 @@ func (s *Spec) WithLabel(label string) (*Spec, error) {
 	for i, g := range s.Axes {
 		out.Axes[i] = AxisGroup{Axes: slices.Clone(g.Axes)}
 	}
+	out.Sensitivity = slices.Clone(s.Sensitivity)
+	expand := func() *Spec {
+		if !out.sensExpanded {
+			out.expandSensitivity()
+			out.sensExpanded = true
+		}
+		return &out
+	}
 	if label == "" {
-		return &out, nil
+		return expand(), nil
 	}
 	l, ok := s.Labels[label]
 	if !ok {
@@ -245,7 +259,10 @@ func (s *Spec) WithLabel(label string) (*Spec, error) {
 			}
 		}
 	}
-	return &out, nil
+	if !out.sensExpanded {
+		out.applySensitivityLabel(l)
+	}
+	return expand(), nil
 }
 
 // LabelNames returns the spec's label names, sorted.

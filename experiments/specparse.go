@@ -406,7 +406,7 @@ func (p *specParser) configBlock(n *yaml.Node, what string) map[string]any {
 var idRE = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]*$`)
 
 func (p *specParser) spec(s *Spec, root *yaml.Node) {
-	top := []string{"title", "description", "base", "axes", "seeds", "labels", "figures", "names"}
+	top := []string{"title", "description", "base", "axes", "sensitivity", "seeds", "labels", "figures", "names"}
 	f, _, ok := p.fields(root, "spec", top, "axes", "seeds", "labels")
 	if !ok {
 		return
@@ -418,6 +418,9 @@ func (p *specParser) spec(s *Spec, root *yaml.Node) {
 		s.Base = p.configBlock(f["base"], "base")
 	}
 	p.axes(s, f["axes"])
+	if f["sensitivity"] != nil {
+		p.sensitivity(s, f["sensitivity"])
+	}
 	s.Seeds = p.seeds(f["seeds"], "seeds")
 	p.labels(s, f["labels"])
 	if f["figures"] != nil {
@@ -644,13 +647,16 @@ func (p *specParser) labels(s *Spec, n *yaml.Node) {
 			s.Labels[name] = l
 			continue
 		}
-		f, _, ok := p.fields(v, what, []string{"seeds", "set", "axes"})
+		f, _, ok := p.fields(v, what, []string{"seeds", "set", "axes", "sensitivity"})
 		if !ok {
 			continue
 		}
 		if f["seeds"] != nil {
 			sd := p.seeds(f["seeds"], what+".seeds")
 			l.Seeds = &sd
+		}
+		if f["sensitivity"] != nil {
+			l.Sensitivity = p.labelSensitivity(s, f["sensitivity"], what+".sensitivity")
 		}
 		if f["set"] != nil {
 			l.Set = p.configBlock(f["set"], what+".set")

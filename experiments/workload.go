@@ -24,7 +24,6 @@ import (
 	"github.com/schedlab/schedlab/traces/generate/cora"
 	"github.com/schedlab/schedlab/traces/generate/jamaisvu"
 	"github.com/schedlab/schedlab/traces/generate/jamaisvu/fromgoogle"
-	"github.com/schedlab/schedlab/traces/google2011"
 	"github.com/schedlab/schedlab/traces/shape"
 	"github.com/schedlab/schedlab/traces/tpcdag"
 )
@@ -52,7 +51,7 @@ var generators = []generator{
 }
 
 func jamaisvuKeys() []generate.Key {
-	return append([]generate.Key{{Name: "trace", Default: "", Doc: "Google 2011 job_events directory or file the job classes are fitted to; required"}}, jamaisvu.Keys()...)
+	return append([]generate.Key{{Name: "trace", Default: "", Doc: "Google 2011 trace directory (holding job_events/ and task_events/) or its job_events directory (task_events/ beside it is used) the job classes are fitted to; required"}}, jamaisvu.Keys()...)
 }
 
 func generatorNames() []string {
@@ -206,15 +205,16 @@ func generatorOptions(name string, values map[string]any, load bool) (any, error
 			if path == "" {
 				return nil, configErr("workload.jamaisvu.trace: required (a Google 2011 job_events directory)")
 			}
-			src, err := google2011.Discover(path)
+			src, err := fromgoogle.Discover(path)
 			if err != nil {
 				return nil, err
 			}
-			samples, _, err := fromgoogle.Samples(src)
+			samples, st, err := fromgoogle.Samples(src)
 			if err != nil {
 				return nil, err
 			}
 			opts.FieldByName("Samples").Set(reflect.ValueOf(samples))
+			opts.FieldByName("SampleNote").SetString(st.Note())
 		case "decima":
 			if path == "" {
 				return nil, configErr("workload.decima.dir: required (a folder of Decima's tpch_<size>.json files)")

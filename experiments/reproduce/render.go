@@ -194,6 +194,13 @@ func (s *SpecReport) writeMarkdown(b *bytes.Buffer) error {
 			b.WriteString("\n")
 		}
 	}
+	if s.Sensitivity != nil {
+		fmt.Fprintf(b, "\n### Sensitivity: where each claim holds\n\nEach claim judged again with one key changed at a time from the base point (the figures and verdicts above): %s.\n\n", strings.Join(s.Sensitivity.Points, ", "))
+		if err := s.Sensitivity.table(s.Spec.ID).WriteMarkdown(b); err != nil {
+			return err
+		}
+		b.WriteString("\n")
+	}
 	return nil
 }
 

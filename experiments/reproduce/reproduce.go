@@ -99,6 +99,9 @@ type SpecReport struct {
 	// SeedInvariant is true when every cell metric is identical across seeds within each
 	// configuration: nothing in the runs is random, so confidence intervals have zero width.
 	SeedInvariant bool
+	// Sensitivity is where each claim holds along the spec's sensitivity axes (nil without a
+	// sensitivity block); Figures and their claims are then at the base point.
+	Sensitivity *Sensitivity
 }
 
 // Report is the result of Run.
@@ -373,6 +376,7 @@ func reproduceSpec(ctx context.Context, spec *experiments.Spec, o Options) (*Spe
 	sr := &SpecReport{Spec: plan.Spec, Label: o.Label, Dir: filepath.ToSlash(rel), Cells: len(plan.Cells), Ran: res.Ran, Cached: res.Cached, Seeds: plan.Spec.Seeds.Values()}
 	d := &data{spec: plan.Spec, t: res.Table, cache: filepath.Join(dir, sweep.CacheDir), labels: otherLabels(spec, o.Label)}
 	sr.SeedInvariant = seedInvariant(res.Table)
+	all := d.atBase() // with a sensitivity block: figures and main verdicts at the base point
 	figDir := filepath.Join(dir, FiguresDir)
 	if err := os.MkdirAll(figDir, 0o755); err != nil {
 		return nil, err
@@ -416,6 +420,7 @@ func reproduceSpec(ctx context.Context, spec *experiments.Spec, o Options) (*Spe
 		}
 		sr.Figures = append(sr.Figures, f)
 	}
+	sr.Sensitivity = d.sensitivity(all)
 	return sr, nil
 }
 

@@ -29,7 +29,12 @@
 //     arrival: on the Google month, 1,000-job workloads keep from a third to nearly all of their
 //     work inside the span of arrivals (each runtime clipped at the last submission), depending
 //     on whether a long, wide job is drawn late. MeanInterarrivalS, when set, fixes the mean gap
-//     instead.
+//     instead. This is the to-completion design (replay until every job finished).
+//   - Fixed horizon (HorizonS > 0, the design of the JamaisVu specs): jobs arrive as a Poisson
+//     process over [0, H] at rate Load × nodes / E[work per job], E from the fitted class model
+//     (ExpectedWork), so Load is a rate of work and one run's realised load varies with its draws
+//     (a run's horizon.offered_load metrics report it, in full and clipped to H). Metrics are taken at H
+//     (engine.horizon_s). LongJobs caps runtimes at H or fits the classes to samples ≤ H.
 //   - Mix: the SLO / best-effort composition of Table 3 (Mix, "EXP1"): exactly apportioned
 //     shares of SLO jobs with a hard placement constraint, a soft one, or none, and best-effort
 //     jobs, in random order. SLO jobs get deadline = submit + runtime × (1 + slack/100), the
@@ -37,9 +42,11 @@
 //     no deadline.
 //   - Constraints: a constrained SLO job prefers either GPU nodes (GPURacks racks of GPU nodes,
 //     2 of the 8 racks; the paper does not give the count) or all of its tasks on one rack (an
-//     MPI-style job), chosen uniformly among the kinds its task count fits (a rack holds RackSize
-//     = 32 nodes); a job that fits neither is redrawn, so constrained jobs are drawn from the job
-//     distribution conditioned on their preference being satisfiable. A hard constraint must be
+//     MPI-style job), chosen uniformly among the kinds that bind for its task count: GPU when it
+//     fits the GPU nodes, one rack only for a gang of 2..RackSize (= 32) tasks — a single task is
+//     always on one rack, so it gets only a GPU constraint. A job no constraint binds on is
+//     redrawn, so constrained jobs are drawn from the job distribution conditioned on a binding,
+//     satisfiable preference, and Table 3's hard and soft shares are binding shares. A hard constraint must be
 //     met; a soft one may be ignored at the cost of running Slowdown (EXP1 1.5, EXP2/EXP3 1.4)
 //     times longer. The runtime drawn is the runtime on preferred resources.
 //
@@ -131,6 +138,10 @@ type Options struct {
 	Racks, RackSize int
 	// GPURacks (gpu_racks) is the number of racks whose nodes have GPUs (2).
 	GPURacks int
+	// GPUAt (gpu_at) places the GPU racks in the machine order: first (default: machines r0,
+	// r1, …), last, or random (racks drawn from the generator). The paper does not say; a
+	// first-fit policy fills the lowest-numbered machines first.
+	GPUAt string
 	// NodeCPU (node_cpu) and NodeMemGB (node_mem_gb) are a node's capacity (4 cores, 16 GB); every
 	// task demands a whole node.
 	NodeCPU, NodeMemGB float64
@@ -140,6 +151,16 @@ type Options struct {
 	// MeanInterarrivalS (mean_interarrival_s), when > 0, sets the mean arrival gap in seconds
 	// instead of Load (0).
 	MeanInterarrivalS float64
+	// HorizonS (horizon_s), when > 0, is the fixed-horizon design: jobs arrive as a Poisson
+	// process over [0, HorizonS] at the rate Load × nodes / ExpectedWork, so Load is a rate of
+	// work, not a property of one sample, and Jobs is not used (0: the to-completion design).
+	HorizonS float64
+	// LongJobs (long_jobs) treats runtimes beyond HorizonS: keep (default), cap (runtime =
+	// min(runtime, HorizonS)) or fit (the classes are fitted to the samples ≤ HorizonS).
+	LongJobs string
+	// SampleNote describes where Samples come from (e.g. the trace and its window); it is
+	// written into Workload.Source. Not a configuration key.
+	SampleNote string
 }
 
 // Defaults returns the paper's recipe. Samples must still be set.
@@ -155,6 +176,8 @@ func Defaults() Options {
 		NodeCPU:   4,
 		NodeMemGB: 16,
 		Load:      0.9,
+		LongJobs:  LongKeep,
+		GPUAt:     GPUFirst,
 	}
 }
 
@@ -170,11 +193,14 @@ func Keys() []generate.Key {
 		{Name: "mix", Default: d.Mix, Doc: "Table 3 composition: EXP1, EXP2, EXP3 or DEADLINE-<slack percent>"},
 		{Name: "racks", Default: d.Racks, Doc: "racks in the cluster"},
 		{Name: "rack_size", Default: d.RackSize, Doc: "nodes per rack"},
-		{Name: "gpu_racks", Default: d.GPURacks, Doc: "racks whose nodes have GPUs (the first ones)"},
+		{Name: "gpu_racks", Default: d.GPURacks, Doc: "racks whose nodes have GPUs (placed by gpu_at)"},
+		{Name: "gpu_at", Default: d.GPUAt, Doc: "where the GPU racks are in the machine order: first, last or random (seeded)"},
 		{Name: "node_cpu", Default: d.NodeCPU, Doc: "cores per node (each task takes a whole node)"},
 		{Name: "node_mem_gb", Default: d.NodeMemGB, Doc: "memory per node, GB"},
 		{Name: "load", Default: d.Load, Doc: "offered load: arrivals are spread so the jobs' work Σ tasks × runtime = load × nodes × last submission"},
 		{Name: "mean_interarrival_s", Default: d.MeanInterarrivalS, Doc: "when > 0, the mean arrival gap in seconds instead of load"},
+		{Name: "horizon_s", Default: d.HorizonS, Doc: "when > 0, fixed-horizon design: Poisson arrivals over [0, horizon_s] at rate load × nodes / expected work per job (jobs unused); pair with engine.horizon_s"},
+		{Name: "long_jobs", Default: d.LongJobs, Doc: "with horizon_s, runtimes beyond it: keep, cap (at horizon_s) or fit (classes fitted to trace jobs ≤ horizon_s)"},
 	}
 }
 
@@ -222,14 +248,42 @@ func (o Options) Validate() error {
 	if !finite(o.MeanInterarrivalS) || o.MeanInterarrivalS < 0 || o.MeanInterarrivalS > 1e6 {
 		bad("MeanInterarrivalS", "want seconds in [0, 1e6] (0 = from Load), got %v", o.MeanInterarrivalS)
 	}
+	if !finite(o.HorizonS) || o.HorizonS < 0 || o.HorizonS > 1e8 {
+		bad("HorizonS", "want seconds in [0, 1e8] (0 = run to completion), got %v", o.HorizonS)
+	}
+	if o.GPUAt != GPUFirst && o.GPUAt != GPULast && o.GPUAt != GPURandom {
+		bad("GPUAt", "want %s, %s or %s, got %q", GPUFirst, GPULast, GPURandom, o.GPUAt)
+	}
+	switch o.LongJobs {
+	case LongKeep:
+	case LongCap, LongFit:
+		if o.HorizonS == 0 {
+			bad("LongJobs", "%s needs HorizonS > 0", o.LongJobs)
+		}
+	default:
+		bad("LongJobs", "want %s, %s or %s, got %q", LongKeep, LongCap, LongFit, o.LongJobs)
+	}
+	if o.HorizonS > 0 && o.MeanInterarrivalS > 0 {
+		bad("MeanInterarrivalS", "set with HorizonS: the horizon design's rate comes from Load")
+	}
 	return errors.Join(errs...)
 }
 
 // String renders the options (but not the samples' content) for Workload.Source.
 func (o Options) String() string {
 	f := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
-	return fmt.Sprintf("samples=%d jobs=%d max_tasks=%d k=%d joint=%v mix=%s racks=%d rack_size=%d gpu_racks=%d node_cpu=%s node_mem_gb=%s load=%s mean_interarrival_s=%s",
+	s := fmt.Sprintf("samples=%d jobs=%d max_tasks=%d k=%d joint=%v mix=%s racks=%d rack_size=%d gpu_racks=%d node_cpu=%s node_mem_gb=%s load=%s mean_interarrival_s=%s",
 		len(o.Samples), o.Jobs, o.MaxTasks, o.K, o.Joint, o.Mix, o.Racks, o.RackSize, o.GPURacks, f(o.NodeCPU), f(o.NodeMemGB), f(o.Load), f(o.MeanInterarrivalS))
+	if o.HorizonS > 0 {
+		s += fmt.Sprintf(" horizon_s=%s long_jobs=%s", f(o.HorizonS), o.LongJobs)
+	}
+	if o.GPUAt != GPUFirst {
+		s += " gpu_at=" + o.GPUAt
+	}
+	if o.SampleNote != "" {
+		s += " (samples: " + o.SampleNote + ")"
+	}
+	return s
 }
 
 // Constraint kinds: the traces.Placement kinds a generated job may carry.
@@ -282,6 +336,7 @@ const (
 	streamMix
 	streamKind
 	streamSlack
+	streamRacks
 	numStreams
 )
 
@@ -298,11 +353,22 @@ func Generate(o Options, r *rand.Rand) (*traces.Workload, error) {
 	}
 	mix, _ := ParseMix(o.Mix)
 	s := draw.Streams(r, numStreams)
-	model, err := Fit(o.Samples, o.K, o.MaxTasks, s[streamFit])
+	model, err := Fit(o.fitSamples(), o.K, o.MaxTasks, s[streamFit])
 	if err != nil {
 		return nil, err
 	}
 	nodes := o.Racks * o.RackSize
+	// The fixed-horizon design draws the arrivals first: their count is the job count.
+	var submits []traces.Time
+	if o.HorizonS > 0 {
+		if submits, err = o.horizonArrivals(model.expectedWork(o, mix), nodes, s[streamArrivals]); err != nil {
+			return nil, err
+		}
+		if len(submits) == 0 {
+			return nil, fmt.Errorf("jamaisvu: Options.HorizonS: no job arrives in %v s at load %v", o.HorizonS, o.Load)
+		}
+		o.Jobs = len(submits)
+	}
 	gpuNodes := o.GPURacks * o.RackSize
 	cum := make([]float64, len(model.Classes))
 	var acc float64
@@ -321,8 +387,9 @@ func Generate(o Options, r *rand.Rand) (*traces.Workload, error) {
 		Cluster: traces.Uniform(nodes, node, o.RackSize),
 		Jobs:    make([]traces.Job, o.Jobs),
 	}
+	gpuRack := gpuRacks(o, s[streamRacks])
 	for i := range w.Cluster.Machines {
-		w.Cluster.Machines[i].GPU = i < gpuNodes
+		w.Cluster.Machines[i].GPU = gpuRack[i/o.RackSize]
 	}
 	// The jobs first, then their arrival times: with Load, the arrivals are spread so that the
 	// work of exactly these jobs offers that load over their span (Arrivals).
@@ -339,20 +406,14 @@ func Generate(o Options, r *rand.Rand) (*traces.Workload, error) {
 			if label > 1 {
 				break
 			}
-			feasible = feasible[:0]
-			if gpuNodes > 0 && int(sample.Tasks) <= gpuNodes {
-				feasible = append(feasible, KindGPU)
-			}
-			if int(sample.Tasks) <= o.RackSize {
-				feasible = append(feasible, KindRack)
-			}
-			if len(feasible) > 0 {
+			if feasible = feasibleKinds(sample.Tasks, gpuNodes, o.RackSize, feasible); len(feasible) > 0 {
 				break
 			}
 			if attempt == maxRedraws {
-				return nil, fmt.Errorf("jamaisvu: Options.Mix: %s needs constrained jobs, but %d draws found no job whose tasks fit a rack (%d nodes) or the GPU nodes (%d)", mix.Name, maxRedraws, o.RackSize, gpuNodes)
+				return nil, fmt.Errorf("jamaisvu: Options.Mix: %s needs constrained jobs, but %d draws found no job a constraint binds on (2..%d tasks for a rack, at most %d for the GPU nodes)", mix.Name, maxRedraws, o.RackSize, gpuNodes)
 			}
 		}
+		sample.Runtime = o.runtime(sample.Runtime)
 		work += float64(sample.Tasks) * traces.Seconds(sample.Runtime)
 		j := &w.Jobs[i]
 		*j = traces.Job{
@@ -375,9 +436,10 @@ func Generate(o Options, r *rand.Rand) (*traces.Workload, error) {
 			j.Queue, j.Class, j.Priority = ClassSLO, ClassSLO, 1
 		}
 	}
-	submits, err := arrivals(o, work/float64(nodes), s[streamArrivals])
-	if err != nil {
-		return nil, err
+	if o.HorizonS == 0 {
+		if submits, err = arrivals(o, work/float64(nodes), s[streamArrivals]); err != nil {
+			return nil, err
+		}
 	}
 	const maxT = 1e9 * float64(traces.Second)
 	for i := range w.Jobs {

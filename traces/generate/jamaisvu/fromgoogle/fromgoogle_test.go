@@ -48,15 +48,18 @@ func TestSamples(t *testing.T) {
 	if len(got) != 1 || got[0] != want {
 		t.Errorf("samples %+v, want [%+v]", got, want)
 	}
-	if st != (Stats{Records: 3, NoRuntime: 1, NoTasks: 1, Samples: 1}) {
+	if st != (Stats{Records: 3, NoRuntime: 1, NoTasks: 1, Samples: 1, First: 600 * traces.Second, Last: 701 * traces.Second, TaskFiles: 1}) {
 		t.Errorf("stats %+v", st)
 	}
 	if s := st.String(); !strings.HasPrefix(s, "3 job records: 1 samples (33.3%)") {
 		t.Errorf("stats string %q", s)
 	}
-	// Without task events no job has tasks: an error that says why.
-	if _, _, err := Samples(google2011.Source{JobEvents: []string{jp}}); err == nil || !strings.Contains(err.Error(), "2 without tasks") {
-		t.Errorf("got %v, want an error counting jobs without tasks", err)
+	if n := st.Note(); !strings.HasPrefix(n, "1 finished jobs with task events, submitted from 0.17 h to finished by 0.19 h of the trace (1 task_events files)") {
+		t.Errorf("note %q", n)
+	}
+	// Without task events no job has tasks: an error that says what to pass.
+	if _, _, err := Samples(google2011.Source{JobEvents: []string{jp}}); err == nil || !strings.Contains(err.Error(), "job_events/ and task_events/") {
+		t.Errorf("got %v, want an error naming the directory to pass", err)
 	}
 }
 
@@ -124,5 +127,33 @@ func TestOfferedLoadOnTrace(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestDiscoverJobEventsDir checks that the job_events directory itself finds the task_events
+// beside it (README's wording, issue 25), and that without one the error says what to pass.
+func TestDiscoverJobEventsDir(t *testing.T) {
+	dir := t.TempDir()
+	for _, tb := range []struct{ table, data string }{{google2011.JobEventsTable, jobEvents}, {google2011.TaskEventsTable, taskEvents}} {
+		if err := os.MkdirAll(filepath.Join(dir, tb.table), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, tb.table, google2011.PartName(0)), []byte(tb.data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	src, err := Discover(filepath.Join(dir, google2011.JobEventsTable))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _, err := Samples(src)
+	if err != nil || len(got) != 1 {
+		t.Fatalf("samples from the job_events directory: %v, %v", got, err)
+	}
+	if err := os.RemoveAll(filepath.Join(dir, google2011.TaskEventsTable)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Discover(filepath.Join(dir, google2011.JobEventsTable)); err == nil || !strings.Contains(err.Error(), "job_events/ and task_events/") {
+		t.Errorf("got %v, want an error naming the directory to pass", err)
 	}
 }
