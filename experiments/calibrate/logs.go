@@ -114,13 +114,23 @@ func parseMS(s, path string, ln int, field string) (int64, error) {
 	return n, nil
 }
 
-// ReadAppTimes reads a yarn_completion_time.csv file.
-func ReadAppTimes(path string) ([]AppTimes, error) {
+// timesRow is one line of ccra's six-field completion-time files: a name, the start and
+// running dates, two millisecond durations (named by the file) and the finish date.
+type timesRow struct {
+	line           int
+	name           string
+	start, running time.Time
+	ms             [2]int64
+	finish         time.Time
+}
+
+// readTimes reads a six-field completion-time file; msNames name its two duration fields.
+func readTimes(path string, msNames [2]string) ([]timesRow, error) {
 	lines, err := readLines(path)
 	if err != nil {
 		return nil, err
 	}
-	var out []AppTimes
+	var out []timesRow
 	for i, l := range lines {
 		if strings.TrimSpace(l) == "" {
 			continue
@@ -129,62 +139,51 @@ func ReadAppTimes(path string) ([]AppTimes, error) {
 		if err != nil {
 			return nil, err
 		}
-		a := AppTimes{Name: f[0]}
-		if a.Start, err = parseDate(f[1], path, i+1, "start"); err != nil {
+		r := timesRow{line: i + 1, name: f[0]}
+		if r.start, err = parseDate(f[1], path, i+1, "start"); err != nil {
 			return nil, err
 		}
-		if a.Running, err = parseDate(f[2], path, i+1, "running"); err != nil {
+		if r.running, err = parseDate(f[2], path, i+1, "running"); err != nil {
 			return nil, err
 		}
-		if a.FromRunningMS, err = parseMS(f[3], path, i+1, "finish-running"); err != nil {
+		for k := range r.ms {
+			if r.ms[k], err = parseMS(f[3+k], path, i+1, msNames[k]); err != nil {
+				return nil, err
+			}
+		}
+		if r.finish, err = parseDate(f[5], path, i+1, "finish"); err != nil {
 			return nil, err
 		}
-		if a.FromStartMS, err = parseMS(f[4], path, i+1, "finish-start"); err != nil {
-			return nil, err
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// ReadAppTimes reads a yarn_completion_time.csv file.
+func ReadAppTimes(path string) ([]AppTimes, error) {
+	rows, err := readTimes(path, [2]string{"finish-running", "finish-start"})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]AppTimes, 0, len(rows))
+	for _, r := range rows {
+		if r.ms[0] > r.ms[1] {
+			return nil, fmt.Errorf("%s:%d: finish-running %d ms exceeds finish-start %d ms", path, r.line, r.ms[0], r.ms[1])
 		}
-		if a.Finish, err = parseDate(f[5], path, i+1, "finish"); err != nil {
-			return nil, err
-		}
-		if a.FromRunningMS > a.FromStartMS {
-			return nil, fmt.Errorf("%s:%d: finish-running %d ms exceeds finish-start %d ms", path, i+1, a.FromRunningMS, a.FromStartMS)
-		}
-		out = append(out, a)
+		out = append(out, AppTimes{Name: r.name, Start: r.start, Running: r.running, FromRunningMS: r.ms[0], FromStartMS: r.ms[1], Finish: r.finish})
 	}
 	return out, nil
 }
 
 // ReadDAGTimes reads a completion_time.csv file (the Feb. 2017 six-field format).
 func ReadDAGTimes(path string) ([]DAGTimes, error) {
-	lines, err := readLines(path)
+	rows, err := readTimes(path, [2]string{"finish-start", "finish-running"})
 	if err != nil {
 		return nil, err
 	}
-	var out []DAGTimes
-	for i, l := range lines {
-		if strings.TrimSpace(l) == "" {
-			continue
-		}
-		f, err := fields(l, 6, path, i+1)
-		if err != nil {
-			return nil, err
-		}
-		d := DAGTimes{Name: f[0]}
-		if d.Start, err = parseDate(f[1], path, i+1, "start"); err != nil {
-			return nil, err
-		}
-		if d.Running, err = parseDate(f[2], path, i+1, "running"); err != nil {
-			return nil, err
-		}
-		if d.DurationMS, err = parseMS(f[3], path, i+1, "finish-start"); err != nil {
-			return nil, err
-		}
-		if d.FromRunningMS, err = parseMS(f[4], path, i+1, "finish-running"); err != nil {
-			return nil, err
-		}
-		if d.Finish, err = parseDate(f[5], path, i+1, "finish"); err != nil {
-			return nil, err
-		}
-		out = append(out, d)
+	out := make([]DAGTimes, 0, len(rows))
+	for _, r := range rows {
+		out = append(out, DAGTimes{Name: r.name, Start: r.start, Running: r.running, DurationMS: r.ms[0], FromRunningMS: r.ms[1], Finish: r.finish})
 	}
 	return out, nil
 }
