@@ -3,6 +3,7 @@ package reproduce
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -13,10 +14,12 @@ import (
 	"github.com/schedlab/schedlab/experiments/claim"
 )
 
+// sensSpec runs the sweep tests' eight-job TPC-H slice (%s: its path), whose replay takes
+// milliseconds even under -race, and does not depend on the seed.
 const sensSpec = `
 title: Sensitivity
 base:
-  workload: {name: tpch-fb, machines: 10}
+  workload: {name: %q, machines: 10}
   engine.cycle_s: 0
 axes:
   - key: policy.name
@@ -35,14 +38,18 @@ figures:
     y: avg_jct_s
     claims:
       - {text: srpt beats fifo, check: "policy=srpt avg_jct_s < policy=fifo avg_jct_s"}
-      - {text: fifo is under 30000 s, check: "policy=fifo avg_jct_s < 30000"}
+      - {text: fifo is under 1500 s, check: "policy=fifo avg_jct_s < 1500"}
 `
 
 // TestSensitivityReport runs a spec with a sensitivity block: the base point and each value
 // become cells (linear, not factorial), figures and verdicts use the base point, and the
 // report judges every claim again at each point.
 func TestSensitivityReport(t *testing.T) {
-	spec, err := experiments.ParseSpec(fstest.MapFS{"s.yaml": {Data: []byte(sensSpec)}}, "s.yaml", "", "sens")
+	tiny, err := filepath.Abs(filepath.Join("..", "sweep", "testdata", "tiny-tpch.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec, err := experiments.ParseSpec(fstest.MapFS{"s.yaml": {Data: []byte(fmt.Sprintf(sensSpec, tiny))}}, "s.yaml", "", "sens")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,12 +67,12 @@ func TestSensitivityReport(t *testing.T) {
 	if s == nil || len(s.Points) != 2 || s.Points[0] != "base" || s.Points[1] != "workload.machines=25" || len(s.Claims) != 2 {
 		t.Fatalf("sensitivity %+v", s)
 	}
-	// FIFO's mean JCT is 43,747 s on the base point's 10 machines and 17,024 s on 25 (the
-	// workload's own size): the claim fails at the base point — so its cells ran with base's 10,
+	// FIFO's mean JCT is 2,361 s on the base point's 10 machines and 1,032 s on 25: the
+	// claim fails at the base point — so its cells ran with base's 10,
 	// not the default — and holds at 25 (its main verdict is the base point's).
 	fifo := s.Claims[1]
 	if fifo.Verdicts[0] != claim.NotHeld || fifo.Verdicts[1] != claim.Held {
-		t.Errorf("fifo < 30000 s: verdicts %v, want not held at base, held at 25 machines", fifo.Verdicts)
+		t.Errorf("fifo < 1500 s: verdicts %v, want not held at base, held at 25 machines", fifo.Verdicts)
 	}
 	if v := sr.Figures[0].Claims[1].Verdict; v != fifo.Verdicts[0] {
 		t.Errorf("main verdict %v, base point's %v", v, fifo.Verdicts[0])
@@ -77,7 +84,7 @@ func TestSensitivityReport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{`### Sensitivity: where each claim holds`, `\| jct: fifo is under 30000 s +\| NOT held +\| held +\| not held at base; held at workload.machines=25 +\|`} {
+	for _, want := range []string{`### Sensitivity: where each claim holds`, `\| jct: fifo is under 1500 s +\| NOT held +\| held +\| not held at base; held at workload.machines=25 +\|`} {
 		if !regexp.MustCompile(want).Match(md) {
 			t.Errorf("report.md lacks %q:\n%s", want, md)
 		}
