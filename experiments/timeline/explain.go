@@ -14,7 +14,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
-	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
 	"github.com/schedlab/schedlab/traces"
@@ -223,16 +222,7 @@ func findJob(path string, id int64) (*jobLine, error) {
 		return nil, err
 	}
 	defer f.Close()
-	pf, err := file.NewParquetReader(f)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	defer pf.Close()
-	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{}, memory.NewGoAllocator())
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	tbl, err := fr.ReadTable(context.Background())
+	tbl, err := pqarrow.ReadTable(context.Background(), f, nil, pqarrow.ArrowReadProperties{}, memory.NewGoAllocator())
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
