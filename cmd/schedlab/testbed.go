@@ -12,6 +12,7 @@ import (
 
 	"github.com/schedlab/schedlab/experiments"
 	"github.com/schedlab/schedlab/experiments/calibrate"
+	"github.com/schedlab/schedlab/internal/datapath"
 )
 
 func newTestbedCmd() *cobra.Command {
@@ -61,7 +62,12 @@ Example (the committed slice of three ccra runs):
   schedlab testbed calibrate experiments/calibrate/testdata/ccra`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			res, err := calibrate.Run(args[0])
+			// A repository path (the README's example) works from any directory, as data paths do.
+			dir, err := datapath.Resolve(args[0])
+			if err != nil {
+				return err
+			}
+			res, err := calibrate.Run(dir)
 			if errors.Is(err, calibrate.ErrValidation) {
 				return usageError{err}
 			}

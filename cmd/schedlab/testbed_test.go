@@ -9,8 +9,9 @@ import (
 
 // TestTestbedCalibrate runs the calibration command on the committed ccra slice.
 func TestTestbedCalibrate(t *testing.T) {
-	dir := filepath.Join("..", "..", "experiments", "calibrate", "testdata", "ccra")
-	out, errOut, code := runCLI(t, "testbed", "calibrate", dir)
+	// README's command as written, from a directory outside the repository.
+	t.Chdir(t.TempDir())
+	out, errOut, code := runCLI(t, "testbed", "calibrate", "experiments/calibrate/testdata/ccra")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
