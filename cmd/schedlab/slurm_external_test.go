@@ -3,8 +3,6 @@
 package main
 
 import (
-	"bytes"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
@@ -32,21 +30,7 @@ func TestSlurmArrayRunsExternalCells(t *testing.T) {
 	out := filepath.Join(c.dir, "results")
 	jobLogs := c.sweep(t, bin, spec.ID, args, out, 2)
 
-	local := filepath.Join(c.dir, "local")
-	if o, e, code := runCLI(t, append(args, "--out", local, "--parallel", "2")...); code != 0 {
-		t.Fatalf("local sweep: exit %d\n%s%s", code, o, e)
-	}
-	want, err := os.ReadFile(filepath.Join(local, sweep.CellsFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := os.ReadFile(filepath.Join(out, sweep.CellsFile))
-	if err != nil {
-		t.Fatalf("no gathered cells.parquet: %v\n%s", err, jobLogs())
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("cells.parquet gathered from the Slurm array differs from the local sweep's")
-	}
+	c.sameAsLocal(t, args, out, jobLogs)
 	tb, err := sweep.ReadTable(filepath.Join(out, sweep.CellsFile))
 	if err != nil {
 		t.Fatal(err)

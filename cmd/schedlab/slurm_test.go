@@ -389,6 +389,22 @@ func TestSlurmArrayGathersTheSweep(t *testing.T) {
 	out := filepath.Join(c.dir, "results")
 	jobLogs := c.sweep(t, bin, "tiny", args, out, 3)
 
+	c.sameAsLocal(t, args, out, jobLogs)
+	for i := range 3 {
+		m, err := sweep.ReadManifest(filepath.Join(out, fmt.Sprintf("shard-%d", i)))
+		if err != nil || m.Shard != fmt.Sprintf("%d/3", i) {
+			t.Errorf("shard %d: manifest %v, %v", i, m, err)
+		}
+	}
+}
+
+// sweep emits the sweep of args as a Slurm array of shards jobs and a gather job into out,
+// submits both and waits up to 3 minutes for the gather to complete. It returns a function that
+// collects the jobs' and daemons' logs.
+// sameAsLocal checks that the cells.parquet gathered into out from the Slurm array is the same
+// bytes as a local sweep's of args.
+func (c *slurmCluster) sameAsLocal(t *testing.T, args []string, out string, jobLogs func() string) {
+	t.Helper()
 	local := filepath.Join(c.dir, "local")
 	if o, e, code := runCLI(t, append(args, "--out", local, "--parallel", "2")...); code != 0 {
 		t.Fatalf("local sweep: exit %d\n%s%s", code, o, e)
@@ -404,17 +420,8 @@ func TestSlurmArrayGathersTheSweep(t *testing.T) {
 	if !bytes.Equal(got, want) {
 		t.Errorf("cells.parquet gathered from the Slurm array differs from the local sweep's")
 	}
-	for i := range 3 {
-		m, err := sweep.ReadManifest(filepath.Join(out, fmt.Sprintf("shard-%d", i)))
-		if err != nil || m.Shard != fmt.Sprintf("%d/3", i) {
-			t.Errorf("shard %d: manifest %v, %v", i, m, err)
-		}
-	}
 }
 
-// sweep emits the sweep of args as a Slurm array of shards jobs and a gather job into out,
-// submits both and waits up to 3 minutes for the gather to complete. It returns a function that
-// collects the jobs' and daemons' logs.
 func (c *slurmCluster) sweep(t *testing.T, bin map[string]string, name string, args []string, out string, shards int) func() string {
 	t.Helper()
 	if o, e, code := runCLI(t, append(args, "--emit", "slurm", "--shards", fmt.Sprint(shards), "--parallel", "1", "--out", out)...); code != 0 {
