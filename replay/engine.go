@@ -644,6 +644,8 @@ func (e *Engine) release(m int32, d traces.Vec) {
 func (e *Engine) schedule() error {
 	e.stats.SchedulingCalls++
 	e.plan.Reset()
+	e.fit.BeginPlan() // the policy may plan on the engine's tree (PlanFit)
+	defer e.fit.EndPlan(e.free)
 	if err := e.policy.Schedule(e, &e.plan); err != nil {
 		return fmt.Errorf("replay: policy %q at t=%d: %w", e.policy.Name(), e.now, err)
 	}
@@ -804,7 +806,9 @@ func (e *Engine) start(i int, s policies.Start) error {
 	e.machineChanged(s.Machine)
 	e.free[s.Machine] = e.free[s.Machine].Sub(need)
 	e.freeSum = e.freeSum.Sub(need)
-	e.fit.Set(int(s.Machine), e.free[s.Machine])
+	if !e.fit.Planned(int(s.Machine)) { // else set once the whole plan is in
+		e.fit.Set(int(s.Machine), e.free[s.Machine])
+	}
 	e.m.allocChanged(int32(s.Job), need, +1)
 	e.markChanged(int32(s.Job))
 	e.dirty = false // starts alone do not call for another scheduling point

@@ -3,11 +3,13 @@ package replay
 import (
 	"slices"
 
+	"github.com/schedlab/schedlab/internal/fit"
 	"github.com/schedlab/schedlab/policies"
 	"github.com/schedlab/schedlab/traces"
 )
 
-// The Engine is the View its policy sees. Every method is read-only.
+// The Engine is the View its policy sees. Every method is read-only, but for PlanFit's tree,
+// whose changes the engine undoes.
 
 // Now implements policies.View.
 func (e *Engine) Now() traces.Time { return e.now }
@@ -35,6 +37,12 @@ func (e *Engine) FreeTotal() traces.Vec { return e.freeSum }
 
 // FirstFit implements policies.View.
 func (e *Engine) FirstFit(d traces.Vec) (int, bool) { return e.fit.First(d) }
+
+// PlanFit returns the engine's first-fit tree over every machine's free capacity, for a policy
+// to plan on during Schedule (the optional ability policies/baseline.SharedFit): the policy may
+// Set the machines it plans starts on, and the engine sets each of those back to its free
+// capacity once the plan is applied (fit.Tree.EndPlan), so no policy keeps a copy.
+func (e *Engine) PlanFit() *fit.Tree { return e.fit }
 
 // Queues implements policies.View.
 func (e *Engine) Queues() []string { return e.queues }

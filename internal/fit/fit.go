@@ -39,6 +39,11 @@ type Tree struct {
 	clock         uint64
 	fail          []traces.Vec
 	failAt, grown []uint64
+
+	// A plan's journal (plan.go): while planning, the machines Set changed, once each.
+	planning bool
+	planned  []int32
+	inPlan   []bool
 }
 
 // coneRatios are the p:q of the cone bounds min(p·cpu, q·mem).
@@ -119,6 +124,7 @@ func (t *Tree) Reset(n int) {
 		t.fail, t.failAt, t.grown = make([]traces.Vec, size), make([]uint64, size), make([]uint64, size)
 	}
 	t.fail, t.failAt, t.grown = t.fail[:size], t.failAt[:size], t.grown[:size]
+	t.resetPlan(n)
 	t.dims = 1
 	t.forget()
 }
@@ -219,6 +225,12 @@ func (t *Tree) pull(i int) bool {
 // above it lapse; otherwise the update stops climbing where a node's bounds do not change.
 func (t *Tree) Set(m int, v traces.Vec) {
 	i := t.size + m
+	if v == t.nodes[i].max {
+		return
+	}
+	if t.planning {
+		t.journal(m)
+	}
 	grew := !v.Fits(t.nodes[i].max)
 	if t.setLeaf(m, v) {
 		t.rebuild()

@@ -30,6 +30,15 @@ type MachineChanges interface {
 	ChangedMachines() []int32
 }
 
+// SharedFit is an optional ability of a View, discovered by type assertion: a first-fit tree
+// over every machine's free capacity, owned by the View's engine, that the policy may change
+// during Schedule (by fit.Tree.Set on the machines it plans starts on) and that the engine sets
+// back to the machines' free capacity after applying the plan. A View that has it spares the
+// baselines their own copy of the tree, and with it one tree update per start and per finish.
+type SharedFit interface {
+	PlanFit() *fit.Tree
+}
+
 // placer tracks free capacity while a plan is being built. The View reports capacity as it was
 // before the plan, so the placer subtracts each planned start itself.
 //
@@ -39,11 +48,13 @@ type MachineChanges interface {
 // machines the View reports through MachineChanges or, lacking that, the machines of jobs whose
 // running count dropped (marked dirty while Changed is processed); and if the total still
 // differs from View.FreeTotal (capacity freed where no changed job ran, such as a preempted
-// task's delayed release) every machine is re-read.
+// task's delayed release) every machine is re-read. A View with SharedFit lends its own tree
+// instead, up to date at every scheduling point: the placer then keeps no copy.
 type placer struct {
 	n      int
 	free0  traces.Vec // one machine: its plan-adjusted free capacity
-	tree   fit.Tree   // several machines: plan-adjusted free capacity per machine
+	tree   *fit.Tree  // several machines: plan-adjusted free capacity per machine (own or shared)
+	own    fit.Tree   // the copy, when the View does not share its tree
 	total  traces.Vec // several machines: sum of the tree's leaves
 	synced bool       // the tree mirrors the View (set after the first full read)
 
@@ -78,6 +89,17 @@ func (pl *placer) sync(v policies.View) error {
 		pl.free0 = v.Free(0)
 		pl.clearDirty()
 		return nil
+	}
+	if sf, ok := v.(SharedFit); ok {
+		if t := sf.PlanFit(); t != nil && t.Len() == n {
+			pl.n, pl.tree, pl.synced = n, t, false
+			pl.total = v.FreeTotal()
+			pl.clearDirty()
+			return nil
+		}
+	}
+	if pl.tree != &pl.own {
+		pl.tree, pl.synced = &pl.own, false
 	}
 	if n != pl.n || !pl.synced {
 		pl.n = n
