@@ -51,6 +51,8 @@ var coneRatios = [...][2]int64{{1, 4}, {1, 2}, {1, 1}, {2, 1}, {4, 1}}
 
 const cones = len(coneRatios)
 
+var _ = [1]struct{}{}[cones-5] // covers spells out five cones
+
 // node holds the bounds of the capacity below a node (cones first: with two dimensions in use,
 // what pull and covers read is then the node's first 56 bytes).
 type node struct {
@@ -73,18 +75,16 @@ func conesOf(v *traces.Vec) [cones]int64 {
 
 // covers reports whether n's bounds cover demand d, whose cones are dc, in the first dims
 // dimensions.
+//
+// It tests every bound without branching (a bound below the demand makes its difference
+// negative; bounds and demands lie in [-1, MaxInt64/2], so no difference overflows): which
+// bound fails is unpredictable, and a mispredicted branch costs more than the few subtractions.
 func (n *node) covers(d *traces.Vec, dc *[cones]int64, dims int) bool {
+	short := (n.cone[0] - dc[0]) | (n.cone[1] - dc[1]) | (n.cone[2] - dc[2]) | (n.cone[3] - dc[3]) | (n.cone[4] - dc[4])
 	for k := range dims {
-		if d[k] > n.max[k] {
-			return false
-		}
+		short |= n.max[k] - d[k]
 	}
-	for k := range dc {
-		if dc[k] > n.cone[k] {
-			return false
-		}
-	}
-	return true
+	return short >= 0
 }
 
 // never is a padding leaf's capacity: it fits nothing, not even a zero demand.
@@ -205,20 +205,21 @@ func (t *Tree) setLeaf(m int, v traces.Vec) bool {
 }
 
 // pull recomputes node i's bounds from its children and reports whether they changed.
+// Like covers, it does not branch per bound: it stores every maximum and ORs the differences.
 func (t *Tree) pull(i int) bool {
 	n, l, r := &t.nodes[i], &t.nodes[2*i], &t.nodes[2*i+1]
-	changed := false
-	for d := range t.dims {
-		if x := max(l.max[d], r.max[d]); x != n.max[d] {
-			n.max[d], changed = x, true
-		}
-	}
+	var diff int64
 	for k := range n.cone {
-		if x := max(l.cone[k], r.cone[k]); x != n.cone[k] {
-			n.cone[k], changed = x, true
-		}
+		x := max(l.cone[k], r.cone[k])
+		diff |= x ^ n.cone[k]
+		n.cone[k] = x
 	}
-	return changed
+	for d := range t.dims {
+		x := max(l.max[d], r.max[d])
+		diff |= x ^ n.max[d]
+		n.max[d] = x
+	}
+	return diff != 0
 }
 
 // Set records machine m's free capacity. When it grew in some dimension, the failure memos
