@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/schedlab/schedlab/internal/testutil"
 	"github.com/schedlab/schedlab/policies"
 	"github.com/schedlab/schedlab/policies/builtin"
 	"github.com/schedlab/schedlab/replay"
@@ -101,16 +102,16 @@ func BenchmarkReplay(b *testing.B) {
 					b.ReportAllocs()
 					b.ResetTimer()
 					for i := 0; i < b.N; i++ {
-						c0 := cpuTime()
+						c0 := testutil.CPUTime()
 						n := replayAll(b, w, policy).Stats.Events
 						events += n
 						// The baseline right after each replay, so both see the same load.
 						b.StopTimer()
-						c1 := cpuTime()
+						c1 := testutil.CPUTime()
 						t0 := time.Now()
 						replay.HoldHeap(slotsOf(cluster.machines), int(n), holdDelays)
 						heap += time.Since(t0)
-						c2 := cpuTime()
+						c2 := testutil.CPUTime()
 						replayCPU, heapCPU = replayCPU+c1-c0, heapCPU+c2-c1
 						b.StartTimer()
 					}
