@@ -222,23 +222,53 @@ func (t *Tree) pull(i int) bool {
 	return diff != 0
 }
 
+// raise lifts n's bounds to at least leaf's and reports whether any rose.
+func (n *node) raise(leaf *node, dims int) bool {
+	var diff int64
+	for k := range n.cone {
+		x := max(n.cone[k], leaf.cone[k])
+		diff |= x ^ n.cone[k]
+		n.cone[k] = x
+	}
+	for d := range dims {
+		x := max(n.max[d], leaf.max[d])
+		diff |= x ^ n.max[d]
+		n.max[d] = x
+	}
+	return diff != 0
+}
+
 // Set records machine m's free capacity. When it grew in some dimension, the failure memos
 // above it lapse; otherwise the update stops climbing where a node's bounds do not change.
+// When it grew in no dimension shrinking (a release), each bound above can only rise to the
+// machine's: the climb raises bounds without reading siblings.
 func (t *Tree) Set(m int, v traces.Vec) {
 	i := t.size + m
-	if v == t.nodes[i].max {
+	old := t.nodes[i].max
+	if v == old {
 		return
 	}
 	if t.planning {
 		t.journal(m)
 	}
-	grew := !v.Fits(t.nodes[i].max)
+	grew, shrank := !v.Fits(old), !old.Fits(v)
 	if t.setLeaf(m, v) {
 		t.rebuild()
 		return
 	}
 	if grew {
 		t.clock++
+	}
+	if !shrank {
+		leaf := &t.nodes[i]
+		raised := true
+		for i /= 2; i >= 1; i /= 2 {
+			if raised {
+				raised = t.nodes[i].raise(leaf, t.dims)
+			}
+			t.grown[i] = t.clock
+		}
+		return
 	}
 	changed := true
 	for i /= 2; i >= 1; i /= 2 {

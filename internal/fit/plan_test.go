@@ -1,6 +1,7 @@
 package fit
 
 import (
+	"math/rand/v2"
 	"testing"
 
 	"github.com/schedlab/schedlab/traces"
@@ -37,5 +38,44 @@ func TestPlanJournalsAndRestores(t *testing.T) {
 	tr.Set(2, traces.VecOf(0, 0)) // not planning: not journaled
 	if tr.Planned(2) || len(tr.planned) != 0 {
 		t.Fatal("a Set outside a plan was journaled")
+	}
+}
+
+// TestBoundsStayExact checks, after every Set of a random mix of releases (pure growth, which
+// raises the bounds above without reading siblings), takes and reshapes, that every inner node
+// holds exactly the maxima of its children: Max and the searches' pruning rely on it.
+func TestBoundsStayExact(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	free := make([]traces.Vec, 37)
+	for m := range free {
+		free[m] = traces.VecOf(float64(rng.IntN(9)), float64(rng.IntN(9)))
+	}
+	tr := New(free)
+	for op := range 5000 {
+		m := rng.IntN(len(free))
+		v := tr.Free(m)
+		d := traces.VecOf(float64(rng.IntN(3)), float64(rng.IntN(3)))
+		switch rng.IntN(3) {
+		case 0:
+			v = v.Add(d)
+		case 1:
+			v = v.Sub(d)
+		default:
+			v = traces.VecOf(float64(rng.IntN(9)), float64(rng.IntN(9)))
+		}
+		tr.Set(m, v)
+		for i := tr.size - 1; i >= 1; i-- {
+			n, l, r := tr.nodes[i], tr.nodes[2*i], tr.nodes[2*i+1]
+			for k := range n.cone {
+				if n.cone[k] != max(l.cone[k], r.cone[k]) {
+					t.Fatalf("op %d: node %d cone %d is %d, its children's maximum %d", op, i, k, n.cone[k], max(l.cone[k], r.cone[k]))
+				}
+			}
+			for k := range tr.dims {
+				if n.max[k] != max(l.max[k], r.max[k]) {
+					t.Fatalf("op %d: node %d max[%d] is %d, its children's maximum %d", op, i, k, n.max[k], max(l.max[k], r.max[k]))
+				}
+			}
+		}
 	}
 }
