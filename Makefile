@@ -104,7 +104,7 @@ bench: deps
 
 # The field's scales (50,000 machines × 100,000 jobs; 10,000 machines × 1 M tasks): minutes, once.
 bench-scale: deps
-	$(GO) test -tags scale -run '^$$' -bench BenchmarkScale -benchtime 1x -cpu 1 -timeout 60m ./replay/
+	$(GO) test -tags scale -run '^$$' -bench 'BenchmarkScale|BenchmarkFlat' -benchtime 1x -cpu 1 -timeout 60m ./replay/
 
 # Trace import, gunzip, canonical write/read and load-vs-CSV benchmarks on one core (the
 # google2011 ones need ../shared/data and skip without it).
