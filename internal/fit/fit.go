@@ -1,7 +1,8 @@
 // Package fit answers first-fit placement queries over machines' free capacity.
 //
-// The replay engine (View.FirstFit) and the baseline policies (their plan-adjusted copy of every
-// machine's free capacity) both ask "which is the lowest-numbered machine whose free capacity
+// The replay engine (View.FirstFit) and the baseline policies (the engine's tree, lent to them
+// while they plan and restored after, plan.go; or a plan-adjusted copy of every machine's free
+// capacity under other Views) both ask "which is the lowest-numbered machine whose free capacity
 // fits this demand?" at every placement; a Tree answers it in O(log machines) instead of a scan.
 package fit
 

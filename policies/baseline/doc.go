@@ -80,7 +80,9 @@
 // changes, so finding that the head of the order is still blocked usually costs no View calls.
 //
 // The View reports free capacity as it was before the plan, so the policies subtract their own
-// planned starts. With several machines they mirror every machine's free capacity in a segment
+// planned starts. With several machines and a View with the SharedFit ability (the replay
+// engine) they plan on the engine's own first-fit tree, which the engine sets back after
+// applying the plan: nothing to keep in step. Otherwise they mirror every machine's free capacity in a segment
 // tree (O(log machines) per placement) and keep it in step with the View: through the optional
 // MachineChanges ability when the View has it, at O(changed machines · log machines) per
 // scheduling point; otherwise by re-reading the machines that jobs with finished tasks ran on
