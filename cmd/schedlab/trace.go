@@ -206,6 +206,7 @@ temporary run files next to --out). Tables of the 2019 trace are refused with an
 	f.StringVar(&g.Cluster, "cluster", google2011.ClusterAuto, "google2011: auto, machine_events or mix (the published machine mix)")
 	f.IntVar(&g.Machines, "machines", 0, "google2011: scale the machine mix to this many machines (default: the machines tasks ran on)")
 	f.BoolVar(&g.ClusterEvents, "cluster-events", false, "google2011: replay machine_events after the input's start (machines added, removed, resized); needs --cluster machine_events")
+	f.BoolVar(&g.Placements, "placements", false, "google2011: keep each task's trace machine and start time (for the trace policy)")
 	f.StringArrayVar(&g.StateFrom, "state-from", nil, "google2011: earlier task_events parts (repeatable) read only to find the tasks running through a mid-trace window")
 	addDataFlag(cmd)
 	return cmd
