@@ -13,7 +13,7 @@ import (
 // a workload without them writes no placements key.
 func TestPlacementsRoundTrip(t *testing.T) {
 	w := &traces.Workload{Name: "p", Dims: []string{"cpu", "mem"}, Cluster: traces.Uniform(3, traces.VecOf(1, 1), 0),
-		Jobs: []traces.Job{{ID: 7, Stages: []traces.Stage{{Name: "a", Tasks: 2, Demand: traces.VecOf(0.5, 0.5), Duration: 5, Estimate: 5}}}},
+		Jobs:       []traces.Job{{ID: 7, Stages: []traces.Stage{{Name: "a", Tasks: 2, Demand: traces.VecOf(0.5, 0.5), Duration: 5, Estimate: 5}}}},
 		Placements: []traces.TaskPlacement{{Job: 7, Stage: 0, Task: 1, Machine: 2, Start: 3}, {Job: 7, Stage: 0, Task: 0, Machine: 0, Start: 9}},
 	}
 	if err := w.Validate(); err != nil {
