@@ -217,6 +217,9 @@ func (e *Engine) clusterEvent(ev *event) error {
 	c := e.cl
 	e.stats.Events++
 	switch ev.job {
+	case jobWake:
+		e.wake() // wake.go
+		return nil
 	case jobFailure:
 		if !e.busy() {
 			return nil // nothing runs or is to arrive: the failure process ends (no endless stall)

@@ -239,6 +239,7 @@ type Engine struct {
 	acct      *conservation           // invariants build: held resource-seconds (invariants_conservation.go)
 	rec       *recording              // nil unless Config.Recorder is set
 	cl        *clusterRT              // a changing cluster and initial holds (cluster.go); nil without
+	wakeAt    traces.Time             // the pending wake-up a Waker policy asked for (wake.go); 0: none
 }
 
 // Stats counts what the engine did.
@@ -647,6 +648,7 @@ func (e *Engine) schedule() error {
 	if err := e.policy.Schedule(e, &e.plan); err != nil {
 		return fmt.Errorf("replay: policy %q at t=%d: %w", e.policy.Name(), e.now, err)
 	}
+	e.askWake() // wake.go
 	// Everything the policy saw is consumed; changes made by applying the plan are reported
 	// at the next scheduling point.
 	e.epoch++
