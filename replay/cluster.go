@@ -50,6 +50,9 @@ type ClusterStats struct {
 	WorkLost                 traces.Time `json:"-"`
 	// ByClass splits kills (restarts) and work lost by job class.
 	ByClass map[string]*ClassLoss `json:"by_class,omitempty"`
+	// Taken says, per initial hold of the workload, whether the replay took it (nil without
+	// holds): a check against the trace (experiments/tracecheck) rebuilds the held load from it.
+	Taken []bool `json:"-"`
 }
 
 // ClassLoss is what kills cost one job class.
@@ -281,6 +284,10 @@ func (e *Engine) holdStart(i int32) {
 	c.active[i] = true
 	c.byMach[m] = append(c.byMach[m], i)
 	c.stats.Holds++
+	if c.stats.Taken == nil {
+		c.stats.Taken = make([]bool, len(c.holds))
+	}
+	c.stats.Taken[i] = true
 	if len(e.w.Jobs) == 0 || h.Start <= e.w.Jobs[0].Submit {
 		c.stats.HeldAtStart = c.stats.HeldAtStart.Add(h.Demand)
 	}

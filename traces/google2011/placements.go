@@ -9,7 +9,10 @@ import "github.com/schedlab/schedlab/traces"
 // Placements, so the `trace` policy can replay the cell's own decisions. A task that started
 // before the trace window has start 0. Machines map to the cluster as the initial holds' do
 // (clusterIndex): by ID with machine_events, else the IDs seen in ID order onto the mix's
-// machines; a placement whose machine is outside the cluster is left out and counted.
+// machines; a placement whose machine is outside the cluster is left out and counted. A stage's
+// tasks are then numbered in the order of their last SCHEDULE (ties by task index), not by task
+// index alone: the engine starts a stage's lowest-numbered pending task, so the trace policy's
+// k-th start of a stage is the task the trace started k-th, with its duration.
 
 // rawPlacement is a placement on its way into the workload, by trace machine ID.
 type rawPlacement struct {

@@ -199,6 +199,13 @@ func (c *taskJobs) add(js *jobState) error {
 		groups[len(groups)-1].hi = i + 1
 	}
 	slices.SortFunc(groups, func(a, b group) int { return cmp.Compare(c.tasks[a.lo].index, c.tasks[b.lo].index) })
+	if c.placements != nil {
+		// With placements a stage's tasks are in the order the trace started them (ties by
+		// index), so that the engine's lowest-numbered pending task is the trace's next one.
+		for _, gr := range groups {
+			slices.SortStableFunc(c.tasks[gr.lo:gr.hi], func(a, b builtTask) int { return cmp.Compare(a.sched, b.sched) })
+		}
+	}
 	if len(groups) > 1 {
 		st.MultiStageJobs++
 	}
