@@ -53,6 +53,7 @@ Arrow IPC) that run --workload and the experiments load quickly, look inside can
 raw Google 2011 traces, and download the public Google 2011 trace.`,
 	}
 	cmd.AddCommand(newTraceImportCmd(), newTraceInspectCmd(), newTraceStatsCmd(), newTraceFetchCmd())
+	cmd.AddCommand(newTraceTrackCmd()) // trace_track.go
 	return cmd
 }
 
@@ -91,7 +92,8 @@ temporary run files next to --out). Tables of the 2019 trace are refused with an
   window become initial holds (background load the replay keeps on their machines until they
   end); --state-from with the earlier task_events parts finds those running through the whole
   window, and without it the import warns that the start state is partly unknown. The EVICT,
-  FAIL and KILL of earlier runs are kept for engine.trace_evictions.
+  FAIL and KILL of earlier runs are kept for engine.trace_evictions. --placements keeps each
+  task's last SCHEDULE (machine and time) for the trace policy and trace track.
 
   The cluster (--cluster) is machine_events when given (the machines up at the input's first
   event, with their capacity then; --cluster-events replays later ADD/REMOVE/UPDATE), else the published machine mix of the trace's cell (Reiss et

@@ -33,7 +33,7 @@ type Curve struct {
 type Comparison struct {
 	Bin traces.Time
 	// Start and End bound the comparison: the first trace start and the last trace task's end.
-	Start, End traces.Time
+	Start, End    traces.Time
 	Trace, Replay Curve
 	// TraceTotal and ReplayTotal add the initial holds: all of them, and those the replay took.
 	TraceTotal, ReplayTotal Curve
@@ -47,6 +47,9 @@ type Comparison struct {
 	Policy        tracepolicy.Stats
 	HoldsRejected int64
 }
+
+// PolicyStats counts how the replay followed the placements (tracepolicy.Stats).
+type PolicyStats = tracepolicy.Stats
 
 // ErrNoPlacements is returned for a workload without trace placements.
 var ErrNoPlacements = tracepolicy.ErrNoPlacements
