@@ -110,6 +110,7 @@ func (c Config) EngineConfig() replay.Config {
 		Failures:       traces.FailureModel{MTTF: traces.FromSeconds(c.Engine.FailuresMTTFS), MTTR: traces.FromSeconds(c.Engine.FailuresMTTRS)},
 		FailureRand:    Rand(c.Seed, "engine.failures"),
 		TraceEvictions: c.Engine.TraceEvictions == "replay",
+		SaturateHolds:  c.Engine.InitialOvercommit == "saturate",
 	}
 }
 

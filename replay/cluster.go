@@ -50,6 +50,10 @@ type ClusterStats struct {
 	WorkLost                 traces.Time `json:"-"`
 	// ByClass splits kills (restarts) and work lost by job class.
 	ByClass map[string]*ClassLoss `json:"by_class,omitempty"`
+	// HoldsSaturated counts the holds (in Holds) that did not fit their machine and took what
+	// was free there (Config.SaturateHolds); SaturatedLeft sums the demand they left out.
+	HoldsSaturated int64      `json:"holds_saturated"`
+	SaturatedLeft  traces.Vec `json:"-"`
 	// Taken says, per initial hold of the workload, whether the replay took it (nil without
 	// holds): a check against the trace (experiments/tracecheck) rebuilds the held load from it.
 	Taken []bool `json:"-"`
@@ -132,6 +136,9 @@ func (e *Engine) initCluster() error {
 	}
 	if f.MTTF > 0 && e.cfg.FailureRand == nil {
 		return fmt.Errorf("replay: a failure model needs Config.FailureRand")
+	}
+	if e.cfg.SaturateHolds {
+		holds = slices.Clone(holds) // a saturated hold's demand becomes what it took
 	}
 	c := &clusterRT{holds: holds, events: events, faults: faults, fail: f, rng: e.cfg.FailureRand}
 	if len(faults) > 0 {
@@ -278,8 +285,11 @@ func (e *Engine) holdStart(i int32) {
 		m = 0
 	}
 	if c.down[m] || !h.Demand.Fits(e.free[m]) {
-		c.stats.HoldsRejected++
-		return
+		if c.down[m] || !e.cfg.SaturateHolds || !e.saturate(h, m) {
+			c.stats.HoldsRejected++
+			return
+		}
+		c.stats.HoldsSaturated++
 	}
 	c.active[i] = true
 	c.byMach[m] = append(c.byMach[m], i)
@@ -307,6 +317,32 @@ func (e *Engine) holdEnd(i int32) {
 	c.byMach[m] = slices.DeleteFunc(c.byMach[m], func(k int32) bool { return k == i })
 	e.release(m, c.holds[i].Demand)
 	e.dirty = e.dirty || e.workLeft()
+}
+
+// # Saturated holds
+//
+// A mid-trace window of the Google 2011 trace begins with more running requests than capacity:
+// Borg overcommits (Verma et al., EuroSys 2015, §5.5: the scheduler admits non-prod tasks
+// against the reservations of the tasks already running, not their limits, so requests on a
+// machine can exceed its capacity). An exact replay cannot hold more than a machine's capacity.
+// By default (reject) a hold that does not fit its machine at its start is left out, and the
+// machine starts with room the cell did not have; with Config.SaturateHolds it takes, in each
+// dimension, what is free there (at most its demand), so the machine starts full, as it was, and
+// gives that back when the hold ends. Neither keeps the excess: what a saturated hold leaves out
+// is counted (ClusterStats.SaturatedLeft).
+
+// saturate shrinks hold h to what is free on machine m; false when nothing is.
+func (e *Engine) saturate(h *traces.Hold, m int32) bool {
+	var d traces.Vec
+	for k := range d {
+		d[k] = min(h.Demand[k], max(e.free[m][k], 0))
+	}
+	if d.IsZero() {
+		return false
+	}
+	e.cl.stats.SaturatedLeft = e.cl.stats.SaturatedLeft.Add(h.Demand.Sub(d))
+	h.Demand = d
+	return true
 }
 
 // take removes d from machine m's free capacity.

@@ -71,6 +71,9 @@ type Config struct {
 	// TraceEvictions replays the workload's Faults (the trace's evictions, failures and kills of
 	// earlier runs): a task running at a fault's time is killed and requeued (cluster.go).
 	TraceEvictions bool
+	// SaturateHolds places an initial hold that does not fit its machine with what is free there
+	// instead of leaving it out (cluster.go: an overcommitted cell's running state).
+	SaturateHolds bool
 }
 
 // Estimator predicts job runtimes online, as a runtime predictor does in a real cluster: Predict
