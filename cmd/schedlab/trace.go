@@ -591,6 +591,7 @@ func statsCanonical(w io.Writer, path string) error {
 	fmt.Fprintf(w, "classes          %s\n", fmtCounts(classes))
 	fmt.Fprintf(w, "distinct         users %d, job names %d, logical job names %d\n", len(users), len(names), len(logical))
 	printTimeline(w, m.Initial, m.ClusterEvents, m.Cluster.Total(), m.Dims)
+	printPlacements(w, m.Placements) // trace_track.go
 	ts.print(w)
 	return nil
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 
 	"github.com/spf13/cobra"
 
@@ -64,6 +65,21 @@ followed the placements; --figure draws the CPU curves (.svg, .png or .pdf).`,
 	cmd.Flags().StringVar(&figure, "figure", "", "draw the CPU curves into this file (.svg, .png, .pdf)")
 	addDataFlag(cmd)
 	return cmd
+}
+
+// printPlacements writes `trace stats`' line for a workload's trace placements, none without.
+func printPlacements(w io.Writer, ps []traces.TaskPlacement) {
+	if len(ps) == 0 {
+		return
+	}
+	machines := make(map[int32]struct{})
+	first, last := ps[0].Start, ps[0].Start
+	for _, p := range ps {
+		machines[p.Machine] = struct{}{}
+		first, last = min(first, p.Start), max(last, p.Start)
+	}
+	fmt.Fprintf(w, "placements       %d tasks with the trace's machine and start (%d machines), starts from %s to %s (policy trace)\n",
+		len(ps), len(machines), fmtTime(first), fmtTime(last))
 }
 
 func meanLate(p tracecheck.PolicyStats) float64 {

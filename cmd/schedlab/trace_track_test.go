@@ -23,6 +23,12 @@ func TestTraceTrack(t *testing.T) {
 			t.Fatalf("%v: exit %d: %s", args, code, stderr)
 		}
 	}
+	if out, _, code := runCLI(t, "trace", "stats", w); code != 0 || !strings.Contains(out, "placements       142 tasks") {
+		t.Errorf("trace stats: exit %d:\n%s", code, out)
+	}
+	if out, _, _ := runCLI(t, "trace", "stats", plain); strings.Contains(out, "placements") {
+		t.Errorf("trace stats of a workload without placements:\n%s", out)
+	}
 	fig := filepath.Join(dir, "track.svg")
 	out, stderr, code := runCLI(t, "trace", "track", w, "--bin-s", "60", "--figure", fig)
 	if code != 0 {
