@@ -9,10 +9,10 @@ type TracePlacements interface {
 	TracePlacements() []traces.TaskPlacement
 }
 
-// Waker is an optional ability of a Policy: after each Schedule call an event-driven engine asks
-// it for the next time it wants a scheduling point even if nothing else happens then (a task
-// the policy means to start at a given time). ok false, or a time not after now, asks for none.
-// With a scheduling cycle the engine's ticks already give scheduling points and it does not ask.
+// Waker is an optional ability of a Policy: after each Schedule call the engine asks it for the
+// next time it wants a scheduling point even if nothing else happens then (a task the policy
+// means to start at a given time). ok false, or a time not after now, asks for none. With a
+// scheduling cycle the scheduling point is the first tick at or after that time.
 type Waker interface {
 	NextWake() (t traces.Time, ok bool)
 }

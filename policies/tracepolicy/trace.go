@@ -11,7 +11,9 @@
 // scheduling point where it fits somewhere (late). Tasks without a placement left — a task the
 // trace did not place, or one the replay killed and requeued — start on the first machine
 // where they fit (unplaced). The policy asks the engine for a scheduling point at each future
-// placement time (policies.Waker) and reports the counts as metrics trace.*.
+// placement time (policies.Waker; with a scheduling cycle, starts wait for the next tick) and
+// reports the counts as metrics trace.*. Jobs' placement constraints are not considered: the
+// trace's own placements met them, and the Google import has none.
 package tracepolicy
 
 import (

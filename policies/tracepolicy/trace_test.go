@@ -85,6 +85,32 @@ func TestTraceScenarios(t *testing.T) {
 	}
 }
 
+// With a scheduling cycle the engine does not wake the policy: a placement due at t=50 starts at
+// the next tick (t=60), late.
+func TestTraceWithCycle(t *testing.T) {
+	w := &traces.Workload{Name: "cycle", Dims: []string{"cpu", "mem"}, Cluster: traces.Uniform(2, traces.VecOf(1, 1), 0),
+		Jobs: []traces.Job{job(1, 0, 1, 0.5, 100)}, Placements: []traces.TaskPlacement{{Job: 1, Machine: 1, Start: 50}}}
+	pol, _ := tracepolicy.New(policies.Options{})
+	var got []started
+	e, err := replay.New(w, pol, replay.Config{Cycle: 30, Log: func(l replay.LogEntry) {
+		if l.Kind == replay.KindStart {
+			got = append(got, started{l.T, l.Job, l.Machine})
+		}
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Run(); err != nil {
+		t.Fatal(err)
+	}
+	if want := []started{{60, 0, 1}}; !reflect.DeepEqual(got, want) {
+		t.Errorf("starts %v, want %v", got, want)
+	}
+	if st := pol.(*tracepolicy.Policy).Stats(); st.Late != 1 || st.LateTotal != 10 {
+		t.Errorf("stats %+v", st)
+	}
+}
+
 // A workload without placements is refused at the first scheduling point, saying what to do.
 func TestTraceNeedsPlacements(t *testing.T) {
 	w := &traces.Workload{Name: "none", Dims: []string{"cpu", "mem"}, Cluster: traces.Uniform(1, traces.VecOf(1, 1), 0), Jobs: []traces.Job{job(1, 0, 1, 0.5, 10)}}
