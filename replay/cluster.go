@@ -54,9 +54,10 @@ type ClusterStats struct {
 	// was free there (Config.SaturateHolds); SaturatedLeft sums the demand they left out.
 	HoldsSaturated int64      `json:"holds_saturated"`
 	SaturatedLeft  traces.Vec `json:"-"`
-	// Taken says, per initial hold of the workload, whether the replay took it (nil without
-	// holds): a check against the trace (experiments/tracecheck) rebuilds the held load from it.
-	Taken []bool `json:"-"`
+	// Taken is, per initial hold of the workload, the demand the replay took (zero: rejected;
+	// less than the hold's demand: saturated), nil when it took none: a check against the trace
+	// (experiments/tracecheck) rebuilds the held load from it.
+	Taken []traces.Vec `json:"-"`
 }
 
 // ClassLoss is what kills cost one job class.
@@ -295,9 +296,9 @@ func (e *Engine) holdStart(i int32) {
 	c.byMach[m] = append(c.byMach[m], i)
 	c.stats.Holds++
 	if c.stats.Taken == nil {
-		c.stats.Taken = make([]bool, len(c.holds))
+		c.stats.Taken = make([]traces.Vec, len(c.holds))
 	}
-	c.stats.Taken[i] = true
+	c.stats.Taken[i] = h.Demand
 	if len(e.w.Jobs) == 0 || h.Start <= e.w.Jobs[0].Submit {
 		c.stats.HeldAtStart = c.stats.HeldAtStart.Add(h.Demand)
 	}

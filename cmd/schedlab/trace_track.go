@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/schedlab/schedlab/experiments"
 	"github.com/schedlab/schedlab/experiments/tracecheck"
 	"github.com/schedlab/schedlab/traces"
 	"github.com/schedlab/schedlab/traces/canonical"
@@ -17,6 +18,7 @@ func newTraceTrackCmd() *cobra.Command {
 	var (
 		binS   float64
 		figure string
+		sets   []string
 	)
 	cmd := &cobra.Command{
 		Use:   "track FILE [--bin-s 300] [--figure PATH.svg]",
@@ -26,7 +28,9 @@ func newTraceTrackCmd() *cobra.Command {
 time, in bins of --bin-s seconds, with the trace's own (each task holding its request from its
 trace start for its duration): for the workload's tasks alone and with the initial holds. Prints
 the tracking error (mean and largest absolute difference, % of capacity) and how the replay
-followed the placements; --figure draws the CPU curves (.svg, .png or .pdf).`,
+followed the placements; --figure draws the CPU curves (.svg, .png or .pdf). --set engine.KEY=V
+sets the replay's engine keys (engine.initial_overcommit=saturate, say); policy keys are not
+used.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := resolveData(args, nil); err != nil {
@@ -35,11 +39,19 @@ followed the placements; --figure draws the CPU curves (.svg, .png or .pdf).`,
 			if !(binS >= 1) {
 				return usageError{fmt.Errorf("trace track: --bin-s %v must be at least 1 second", binS)}
 			}
+			v := experiments.NewViper()
+			if err := experiments.ApplySet(v, sets); err != nil {
+				return err
+			}
+			cfg, err := experiments.Resolve(v)
+			if err != nil {
+				return err
+			}
 			w, err := canonical.Read(args[0])
 			if err != nil {
 				return err
 			}
-			c, err := tracecheck.Compare(w, traces.FromSeconds(binS))
+			c, err := tracecheck.Compare(w, traces.FromSeconds(binS), cfg.EngineConfig())
 			if err != nil {
 				return fmt.Errorf("trace track: %s: %w", args[0], err)
 			}
@@ -63,6 +75,7 @@ followed the placements; --figure draws the CPU curves (.svg, .png or .pdf).`,
 	}
 	cmd.Flags().Float64Var(&binS, "bin-s", 300, "bin length in seconds")
 	cmd.Flags().StringVar(&figure, "figure", "", "draw the CPU curves into this file (.svg, .png, .pdf)")
+	cmd.Flags().StringArrayVar(&sets, "set", nil, "override an engine key: --set engine.initial_overcommit=saturate (repeatable)")
 	addDataFlag(cmd)
 	return cmd
 }

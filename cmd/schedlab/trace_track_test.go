@@ -48,4 +48,7 @@ func TestTraceTrack(t *testing.T) {
 	if _, stderr, code := runCLI(t, "trace", "track", w, "--bin-s", "0"); code != 2 || !strings.Contains(stderr, "--bin-s") {
 		t.Errorf("bin 0: exit %d, stderr %q", code, stderr)
 	}
+	if _, stderr, code := runCLI(t, "trace", "track", w, "--set", "engine.initial_overcommit=clip"); code != 2 || !strings.Contains(stderr, "engine.initial_overcommit") {
+		t.Errorf("a bad engine key: exit %d, stderr %q", code, stderr)
+	}
 }

@@ -60,9 +60,10 @@ type step struct {
 	d traces.Vec // signed
 }
 
-// Compare replays w under the trace policy (event-driven, no other engine options) and compares
-// allocations over bins of length bin from time 0 to the end of the trace's last task.
-func Compare(w *traces.Workload, bin traces.Time) (*Comparison, error) {
+// Compare replays w under the trace policy with the engine configuration cfg (its Log is the
+// comparison's) and compares allocations over bins of length bin, from the first trace start to
+// the end of the trace's last task.
+func Compare(w *traces.Workload, bin traces.Time, cfg replay.Config) (*Comparison, error) {
 	if len(w.Placements) == 0 {
 		return nil, ErrNoPlacements
 	}
@@ -99,14 +100,15 @@ func Compare(w *traces.Workload, bin traces.Time) (*Comparison, error) {
 	}
 	var rp []step
 	demand := func(j, s int32) traces.Vec { return w.Jobs[j].Stages[s].Demand }
-	e, err := replay.New(w, pol, replay.Config{Log: func(l replay.LogEntry) {
+	cfg.Log = func(l replay.LogEntry) {
 		switch l.Kind {
 		case replay.KindStart:
 			rp = append(rp, step{l.T, demand(l.Job, l.Stage)})
 		case replay.KindFinish, replay.KindPreempt, replay.KindKill:
 			rp = append(rp, step{l.T, traces.Vec{}.Sub(demand(l.Job, l.Stage))})
 		}
-	}})
+	}
+	e, err := replay.New(w, pol, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -119,16 +121,15 @@ func Compare(w *traces.Workload, bin traces.Time) (*Comparison, error) {
 		c.HoldsRejected = res.Cluster.HoldsRejected
 	}
 	capa := w.Cluster.Total()
-	var taken []bool
+	var taken []traces.Vec
 	if res.Cluster != nil {
 		taken = res.Cluster.Taken
 	}
 	var th, rh []step
 	for i, h := range w.Initial {
-		hs := []step{{h.Start, h.Demand}, {h.End, traces.Vec{}.Sub(h.Demand)}}
-		th = append(th, hs...)
-		if i < len(taken) && taken[i] {
-			rh = append(rh, hs...)
+		th = append(th, step{h.Start, h.Demand}, step{h.End, traces.Vec{}.Sub(h.Demand)})
+		if i < len(taken) && !taken[i].IsZero() {
+			rh = append(rh, step{h.Start, taken[i]}, step{h.End, traces.Vec{}.Sub(taken[i])})
 		}
 	}
 	c.Trace = curve(tr, start, bin, end, capa)

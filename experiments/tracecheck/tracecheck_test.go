@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/schedlab/schedlab/replay"
 	"github.com/schedlab/schedlab/traces"
 	"github.com/schedlab/schedlab/traces/google2011"
 )
@@ -31,7 +32,7 @@ const meanBound, maxBound = 0.005, 0.02
 
 func TestSliceTracksTrace(t *testing.T) {
 	w := sliceWorkload(t)
-	c, err := Compare(w, traces.Minute)
+	c, err := Compare(w, traces.Minute, replay.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +45,7 @@ func TestSliceTracksTrace(t *testing.T) {
 				d, c.MeanAbs[d], c.MaxAbs[d], c.TotalMeanAbs[d], c.TotalMaxAbs[d], meanBound, maxBound)
 		}
 	}
-	again, err := Compare(w, traces.Minute)
+	again, err := Compare(w, traces.Minute, replay.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +79,7 @@ func TestSliceOnHalfCapacityDiverges(t *testing.T) {
 			}
 		}
 	}
-	c, err := Compare(w, traces.Minute)
+	c, err := Compare(w, traces.Minute, replay.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,11 +90,11 @@ func TestSliceOnHalfCapacityDiverges(t *testing.T) {
 
 func TestCompareErrors(t *testing.T) {
 	w := &traces.Workload{Name: "x", Dims: []string{"cpu", "mem"}, Cluster: traces.Uniform(1, traces.VecOf(1, 1), 0)}
-	if _, err := Compare(w, traces.Minute); !errors.Is(err, ErrNoPlacements) {
+	if _, err := Compare(w, traces.Minute, replay.Config{}); !errors.Is(err, ErrNoPlacements) {
 		t.Errorf("no placements: %v", err)
 	}
 	w.Placements = []traces.TaskPlacement{{Job: 1}}
-	if _, err := Compare(w, 0); err == nil {
+	if _, err := Compare(w, 0, replay.Config{}); err == nil {
 		t.Error("a zero bin was accepted")
 	}
 }
