@@ -71,6 +71,7 @@ var baseKeys = []Key{
 	{"engine.initial_state", true, "replay the workload's initial holds (the tasks running at a trace window's start); false starts on an empty cluster"},
 	{"engine.cluster_events", true, "replay the workload's cluster events (machines added, removed, resized); false keeps the cluster fixed"},
 	{"engine.failures_mttf_s", 0.0, "failure model: mean seconds until a machine fails (is removed, its tasks killed and requeued); 0 disables it"},
+	{"engine.initial_overcommit", "reject", "what an initial hold that does not fit its machine does (an overcommitted cell's running state): reject leaves it out; saturate takes what is free there, so the machine starts full (Borg admits work beyond capacity, EuroSys 2015 §5.5)"},
 	{"engine.trace_evictions", "ignore", "replay: kill a task at each EVICT, FAIL or KILL the trace recorded for an earlier run of it (a policy-independent fault injection; it is requeued); ignore: leave preemption to the policy"},
 	{"engine.failures_mttr_s", 0.0, "failure model: mean seconds until a failed machine is back (> 0 with engine.failures_mttf_s)"},
 	{"metrics.usage_window_s", 60.0, "window for the per-queue resource-usage series; 0 disables it"},
@@ -177,6 +178,7 @@ type EngineConfig struct {
 	InitialState, ClusterEvents  bool
 	FailuresMTTFS, FailuresMTTRS float64
 	TraceEvictions               string // "replay" or "ignore"
+	InitialOvercommit            string // "reject" or "saturate" (replay's cluster.go)
 }
 
 // MetricsConfig configures result metrics.
@@ -486,6 +488,7 @@ func Resolve(v *viper.Viper) (Config, error) {
 		c.Engine.TraceEvictions = s
 		return nil
 	})
+	get("engine.initial_overcommit", oneOf(&c.Engine.InitialOvercommit, "reject", "saturate")) // clusterkeys.go
 	get("metrics.usage_window_s", seconds(&c.Metrics.UsageWindowS))
 	get("metrics.tasks", boolean(&c.Metrics.Tasks))
 	get("metrics.trace", boolean(&c.Metrics.Trace))

@@ -109,7 +109,8 @@ func (r *runProgress) finish() {
 type activity interface{ Activity() string }
 
 // trackedPolicy records the simulated time and count of the scheduling calls it forwards. The
-// engine asserts no optional interface on its policy; the results read the unwrapped one.
+// engine asserts no optional interface on its policy but policies.Waker (kept by withWaker); the
+// results read the unwrapped one.
 type trackedPolicy struct {
 	policies.Policy
 	now   atomic.Int64

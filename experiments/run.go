@@ -110,6 +110,7 @@ func (c Config) EngineConfig() replay.Config {
 		Failures:       traces.FailureModel{MTTF: traces.FromSeconds(c.Engine.FailuresMTTFS), MTTR: traces.FromSeconds(c.Engine.FailuresMTTRS)},
 		FailureRand:    Rand(c.Seed, "engine.failures"),
 		TraceEvictions: c.Engine.TraceEvictions == "replay",
+		SaturateHolds:  c.Engine.InitialOvercommit == "saturate",
 	}
 }
 
@@ -186,7 +187,7 @@ func runHashed(c Config, w *traces.Workload, hash string, prog *runProgress) (*O
 	}
 	var engineP policies.Policy
 	ec.DecisionTime, engineP = decisionTimer(c, p)
-	e, err := replay.New(w, prog.track(engineP), ec)
+	e, err := replay.New(w, withWaker(prog.track(engineP), p), ec) // waker.go
 	if err != nil {
 		rec.release()
 		return nil, err

@@ -50,6 +50,14 @@ type ClusterStats struct {
 	WorkLost                 traces.Time `json:"-"`
 	// ByClass splits kills (restarts) and work lost by job class.
 	ByClass map[string]*ClassLoss `json:"by_class,omitempty"`
+	// HoldsSaturated counts the holds (in Holds) that did not fit their machine and took what
+	// was free there (Config.SaturateHolds); SaturatedLeft sums the demand they left out.
+	HoldsSaturated int64      `json:"holds_saturated"`
+	SaturatedLeft  traces.Vec `json:"-"`
+	// Taken is, per initial hold of the workload, the demand the replay took (zero: rejected;
+	// less than the hold's demand: saturated), nil when it took none: a check against the trace
+	// (experiments/tracecheck) rebuilds the held load from it.
+	Taken []traces.Vec `json:"-"`
 }
 
 // ClassLoss is what kills cost one job class.
@@ -129,6 +137,9 @@ func (e *Engine) initCluster() error {
 	}
 	if f.MTTF > 0 && e.cfg.FailureRand == nil {
 		return fmt.Errorf("replay: a failure model needs Config.FailureRand")
+	}
+	if e.cfg.SaturateHolds {
+		holds = slices.Clone(holds) // a saturated hold's demand becomes what it took
 	}
 	c := &clusterRT{holds: holds, events: events, faults: faults, fail: f, rng: e.cfg.FailureRand}
 	if len(faults) > 0 {
@@ -217,6 +228,9 @@ func (e *Engine) clusterEvent(ev *event) error {
 	c := e.cl
 	e.stats.Events++
 	switch ev.job {
+	case jobWake:
+		e.wake() // wake.go
+		return nil
 	case jobFailure:
 		if !e.busy() {
 			return nil // nothing runs or is to arrive: the failure process ends (no endless stall)
@@ -272,12 +286,19 @@ func (e *Engine) holdStart(i int32) {
 		m = 0
 	}
 	if c.down[m] || !h.Demand.Fits(e.free[m]) {
-		c.stats.HoldsRejected++
-		return
+		if c.down[m] || !e.cfg.SaturateHolds || !e.saturate(h, m) {
+			c.stats.HoldsRejected++
+			return
+		}
+		c.stats.HoldsSaturated++
 	}
 	c.active[i] = true
 	c.byMach[m] = append(c.byMach[m], i)
 	c.stats.Holds++
+	if c.stats.Taken == nil {
+		c.stats.Taken = make([]traces.Vec, len(c.holds))
+	}
+	c.stats.Taken[i] = h.Demand
 	if len(e.w.Jobs) == 0 || h.Start <= e.w.Jobs[0].Submit {
 		c.stats.HeldAtStart = c.stats.HeldAtStart.Add(h.Demand)
 	}
@@ -297,6 +318,32 @@ func (e *Engine) holdEnd(i int32) {
 	c.byMach[m] = slices.DeleteFunc(c.byMach[m], func(k int32) bool { return k == i })
 	e.release(m, c.holds[i].Demand)
 	e.dirty = e.dirty || e.workLeft()
+}
+
+// # Saturated holds
+//
+// A mid-trace window of the Google 2011 trace begins with more running requests than capacity:
+// Borg overcommits (Verma et al., EuroSys 2015, §5.5: the scheduler admits non-prod tasks
+// against the reservations of the tasks already running, not their limits, so requests on a
+// machine can exceed its capacity). An exact replay cannot hold more than a machine's capacity.
+// By default (reject) a hold that does not fit its machine at its start is left out, and the
+// machine starts with room the cell did not have; with Config.SaturateHolds it takes, in each
+// dimension, what is free there (at most its demand), so the machine starts full, as it was, and
+// gives that back when the hold ends. Neither keeps the excess: what a saturated hold leaves out
+// is counted (ClusterStats.SaturatedLeft).
+
+// saturate shrinks hold h to what is free on machine m; false when nothing is.
+func (e *Engine) saturate(h *traces.Hold, m int32) bool {
+	var d traces.Vec
+	for k := range d {
+		d[k] = min(h.Demand[k], max(e.free[m][k], 0))
+	}
+	if d.IsZero() {
+		return false
+	}
+	e.cl.stats.SaturatedLeft = e.cl.stats.SaturatedLeft.Add(h.Demand.Sub(d))
+	h.Demand = d
+	return true
 }
 
 // take removes d from machine m's free capacity.

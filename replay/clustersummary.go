@@ -9,14 +9,18 @@ type ClusterSummary struct {
 	HoldsRejected int64              `json:"initial_holds_rejected"`
 	HoldsDropped  int64              `json:"initial_holds_dropped"`
 	HeldAtStart   map[string]float64 `json:"initial_held_at_start"` // per dimension, as a fraction of the capacity at the end
-	Added         int64              `json:"machines_added"`
-	Removed       int64              `json:"machines_removed"`
-	Resized       int64              `json:"machines_resized"`
-	Failures      int64              `json:"failures"`
-	Kills         int64              `json:"kills"`
-	TraceKills    int64              `json:"trace_kills"`
-	FaultsMissed  int64              `json:"trace_faults_missed"`
-	WorkLost      float64            `json:"work_lost_s"`
+	// Saturated holds (engine.initial_overcommit: saturate) and the demand they left out, per
+	// dimension as a fraction of the capacity; absent under the default.
+	HoldsSaturated int64              `json:"initial_holds_saturated,omitempty"`
+	SaturatedLeft  map[string]float64 `json:"initial_saturated_left,omitempty"`
+	Added          int64              `json:"machines_added"`
+	Removed        int64              `json:"machines_removed"`
+	Resized        int64              `json:"machines_resized"`
+	Failures       int64              `json:"failures"`
+	Kills          int64              `json:"kills"`
+	TraceKills     int64              `json:"trace_kills"`
+	FaultsMissed   int64              `json:"trace_faults_missed"`
+	WorkLost       float64            `json:"work_lost_s"`
 	// ByClass splits kills (restarts) and work lost by job class.
 	ByClass map[string]ClassLossSummary `json:"by_class"`
 }
@@ -40,6 +44,14 @@ func summarizeCluster(r *Result) *ClusterSummary {
 	for d, name := range r.Dims {
 		if r.Capacity[d] > 0 {
 			s.HeldAtStart[name] = float64(c.HeldAtStart[d]) / float64(r.Capacity[d])
+		}
+	}
+	if c.HoldsSaturated > 0 {
+		s.HoldsSaturated, s.SaturatedLeft = c.HoldsSaturated, map[string]float64{}
+		for d, name := range r.Dims {
+			if r.Capacity[d] > 0 {
+				s.SaturatedLeft[name] = float64(c.SaturatedLeft[d]) / float64(r.Capacity[d])
+			}
 		}
 	}
 	for class, l := range c.ByClass {

@@ -71,6 +71,9 @@ type Config struct {
 	// TraceEvictions replays the workload's Faults (the trace's evictions, failures and kills of
 	// earlier runs): a task running at a fault's time is killed and requeued (cluster.go).
 	TraceEvictions bool
+	// SaturateHolds places an initial hold that does not fit its machine with what is free there
+	// instead of leaving it out (cluster.go: an overcommitted cell's running state).
+	SaturateHolds bool
 }
 
 // Estimator predicts job runtimes online, as a runtime predictor does in a real cluster: Predict
@@ -239,6 +242,7 @@ type Engine struct {
 	acct      *conservation           // invariants build: held resource-seconds (invariants_conservation.go)
 	rec       *recording              // nil unless Config.Recorder is set
 	cl        *clusterRT              // a changing cluster and initial holds (cluster.go); nil without
+	wakeAt    traces.Time             // the pending wake-up a Waker policy asked for (wake.go); 0: none
 }
 
 // Stats counts what the engine did.
@@ -649,6 +653,7 @@ func (e *Engine) schedule() error {
 	if err := e.policy.Schedule(e, &e.plan); err != nil {
 		return fmt.Errorf("replay: policy %q at t=%d: %w", e.policy.Name(), e.now, err)
 	}
+	e.askWake() // wake.go
 	// Everything the policy saw is consumed; changes made by applying the plan are reported
 	// at the next scheduling point.
 	e.epoch++

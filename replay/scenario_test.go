@@ -214,6 +214,7 @@ func runScenario(file string) (string, error) {
 			}
 			err = mechanicsOptions(&cfg, kv, num, err)
 			cfg.TraceEvictions = flags["trace_evictions"]
+			cfg.SaturateHolds = flags["saturate_holds"]
 		case "hold":
 			w.Initial = append(w.Initial, traces.Hold{Machine: int32(num("machine")), Start: traces.FromSeconds(num("start")),
 				End: traces.FromSeconds(num("end")), Demand: traces.VecOf(num("cpu"), num("mem"))})
@@ -284,6 +285,9 @@ func runScenario(file string) (string, error) {
 	if c := res.Cluster; c != nil {
 		fmt.Fprintf(&out, "cluster: holds=%d rejected=%d dropped=%d held_at_start=%s added=%d removed=%d resized=%d failures=%d kills=%d work_lost=%d capacity=%s\n",
 			c.Holds, c.HoldsRejected, c.HoldsDropped, c.HeldAtStart.Format(2), c.Added, c.Removed, c.Resized, c.Failures, c.Kills, c.WorkLost, res.Capacity.Format(2))
+		if c.HoldsSaturated > 0 {
+			fmt.Fprintf(&out, "cluster: saturated=%d left=%s\n", c.HoldsSaturated, c.SaturatedLeft.Format(2))
+		}
 		if c.TraceKills+c.FaultsMissed > 0 {
 			fmt.Fprintf(&out, "cluster: trace_kills=%d faults_missed=%d\n", c.TraceKills, c.FaultsMissed)
 		}

@@ -258,7 +258,7 @@ func (w *Workload) hashFaults(h hash.Hash, i64 func(int64)) {
 	}
 }
 
-// ShiftTimeline moves Initial, ClusterEvents and Faults by -by, as rebasing a time window moves
+// ShiftTimeline moves Initial, ClusterEvents, Faults and Placements by -by, as rebasing a time window moves
 // its jobs: holds that ended by then are dropped and the rest start at 0 at the earliest; cluster
 // events from before take effect at 0 (in order, so the machines' life cycles stay whole); faults
 // from before are dropped.
@@ -285,4 +285,5 @@ func (w *Workload) ShiftTimeline(by Time) {
 		}
 	}
 	w.Faults = fs
+	w.shiftPlacements(by)
 }

@@ -500,6 +500,9 @@ type Workload struct {
 	// Faults are the trace's evictions, failures and kills of earlier runs of the workload's
 	// tasks (cluster.go), replayed only on request.
 	Faults []TaskFault
+	// Placements are where and when the source trace started each task (placements.go),
+	// optional; only the `trace` policy reads them.
+	Placements []TaskPlacement
 }
 
 // Tasks returns the number of tasks over all jobs.

@@ -87,6 +87,9 @@ func (w *Workload) Validate() error {
 	if err := w.checkFaults(); err != nil {
 		return err
 	}
+	if err := w.checkPlacements(); err != nil {
+		return err
+	}
 	return c.Done()
 }
 
@@ -436,6 +439,7 @@ func (w *Workload) Hash() string {
 		hashJob(h, &w.Jobs[ji], i64, f64, str, vec)
 	}
 	w.hashCluster(h, i64, vec)
+	w.hashPlacements(h, i64)
 	return hex.EncodeToString(h.Sum(nil))
 }
 

@@ -53,6 +53,7 @@ Arrow IPC) that run --workload and the experiments load quickly, look inside can
 raw Google 2011 traces, and download the public Google 2011 trace.`,
 	}
 	cmd.AddCommand(newTraceImportCmd(), newTraceInspectCmd(), newTraceStatsCmd(), newTraceFetchCmd())
+	cmd.AddCommand(newTraceTrackCmd()) // trace_track.go
 	return cmd
 }
 
@@ -91,7 +92,8 @@ temporary run files next to --out). Tables of the 2019 trace are refused with an
   window become initial holds (background load the replay keeps on their machines until they
   end); --state-from with the earlier task_events parts finds those running through the whole
   window, and without it the import warns that the start state is partly unknown. The EVICT,
-  FAIL and KILL of earlier runs are kept for engine.trace_evictions.
+  FAIL and KILL of earlier runs are kept for engine.trace_evictions. --placements keeps each
+  task's last SCHEDULE (machine and time) for the trace policy and trace track.
 
   The cluster (--cluster) is machine_events when given (the machines up at the input's first
   event, with their capacity then; --cluster-events replays later ADD/REMOVE/UPDATE), else the published machine mix of the trace's cell (Reiss et
@@ -206,6 +208,7 @@ temporary run files next to --out). Tables of the 2019 trace are refused with an
 	f.StringVar(&g.Cluster, "cluster", google2011.ClusterAuto, "google2011: auto, machine_events or mix (the published machine mix)")
 	f.IntVar(&g.Machines, "machines", 0, "google2011: scale the machine mix to this many machines (default: the machines tasks ran on)")
 	f.BoolVar(&g.ClusterEvents, "cluster-events", false, "google2011: replay machine_events after the input's start (machines added, removed, resized); needs --cluster machine_events")
+	f.BoolVar(&g.Placements, "placements", false, "google2011: keep each task's trace machine and start time (for the trace policy)")
 	f.StringArrayVar(&g.StateFrom, "state-from", nil, "google2011: earlier task_events parts (repeatable) read only to find the tasks running through a mid-trace window")
 	addDataFlag(cmd)
 	return cmd
@@ -588,6 +591,7 @@ func statsCanonical(w io.Writer, path string) error {
 	fmt.Fprintf(w, "classes          %s\n", fmtCounts(classes))
 	fmt.Fprintf(w, "distinct         users %d, job names %d, logical job names %d\n", len(users), len(names), len(logical))
 	printTimeline(w, m.Initial, m.ClusterEvents, m.Cluster.Total(), m.Dims)
+	printPlacements(w, m.Placements) // trace_track.go
 	ts.print(w)
 	return nil
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/schedlab/schedlab/policies/external"
 	"github.com/schedlab/schedlab/policies/jvusched"
 	"github.com/schedlab/schedlab/policies/rrh"
+	"github.com/schedlab/schedlab/policies/tracepolicy"
 )
 
 // Entries lists the built-in policies in registration order.
@@ -30,6 +31,7 @@ func Entries() []policies.Entry {
 		policies.Entry{Name: rrh.Name, Description: "risk-reward heuristic (Irwin et al., FirstReward): discounted gain against utility-decay opportunity cost", New: rrh.New},
 		policies.Entry{Name: external.Name, Description: "a scheduler outside schedlab (any language) over the line protocol of policies/external/PROTOCOL.md; params.command or params.socket", New: external.New},
 		policies.Entry{Name: jvusched.Name, Description: "JamaisVu's JVuSched: per-cycle MILP over STRL/pSTRL space-time options with in-situ preemption and misestimate handling (HiGHS)", New: jvusched.New},
+		policies.Entry{Name: tracepolicy.Name, Description: "the trace's own decisions: each task starts when and where the source trace started it (workload placements, --placements), else where and when it first fits", New: tracepolicy.New},
 		policies.Entry{Name: decimadp.Name, Description: "decima-sim's dynamic partition (Decima's fair baseline): jobs keep their executors (single-task machines) while they have a frontier stage; free ones go to jobs under ceil(machines / jobs)", New: decimadp.New},
 	)
 	return entries

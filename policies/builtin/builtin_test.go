@@ -12,7 +12,7 @@ import (
 
 func TestRegistryListsEveryPolicy(t *testing.T) {
 	r := builtin.Registry()
-	want := []string{"bpf", "cora", "decimadp", "drf", "edf", "external", "fair", "fifo", "jvusched", "mbvt", "nbpf", "rrh", "sp", "srpt"}
+	want := []string{"bpf", "cora", "decimadp", "drf", "edf", "external", "fair", "fifo", "jvusched", "mbvt", "nbpf", "rrh", "sp", "srpt", "trace"}
 	if got := r.Names(); !slices.Equal(got, want) {
 		t.Fatalf("Names() = %v, want %v", got, want)
 	}
@@ -56,7 +56,7 @@ func TestRegistryErrors(t *testing.T) {
 				_, err := r.New("lottery", policies.Options{})
 				return err
 			},
-			want: `"lottery" (valid: bpf, cora, decimadp, drf, edf, external, fair, fifo, jvusched, mbvt, nbpf, rrh, sp, srpt)`,
+			want: `"lottery" (valid: bpf, cora, decimadp, drf, edf, external, fair, fifo, jvusched, mbvt, nbpf, rrh, sp, srpt, trace)`,
 			is:   policies.ErrUnknownPolicy,
 		},
 		{

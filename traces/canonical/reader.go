@@ -491,7 +491,7 @@ func readAll(r *Reader) (*traces.Workload, error) {
 	path := r.path
 	defer r.Close()
 	m := r.Meta()
-	w := &traces.Workload{Name: m.Name, Source: m.Source, Dims: m.Dims, Cluster: m.Cluster, Initial: m.Initial, ClusterEvents: m.ClusterEvents, Faults: m.Faults}
+	w := &traces.Workload{Name: m.Name, Source: m.Source, Dims: m.Dims, Cluster: m.Cluster, Initial: m.Initial, ClusterEvents: m.ClusterEvents, Faults: m.Faults, Placements: m.Placements}
 	if r.rows < 0 {
 		// Arrow IPC does not state its row count up front, but a mapped file's batches are
 		// views of the mapping (without a mapping, copies that Read would hold anyway): read

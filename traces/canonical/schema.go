@@ -200,12 +200,13 @@ type Meta struct {
 	// keys KeyInitial and KeyClusterEvents, timeline.go).
 	Initial       []traces.Hold
 	ClusterEvents []traces.ClusterEvent
-	Faults        []traces.TaskFault // optional key KeyFaults
+	Faults        []traces.TaskFault     // optional key KeyFaults
+	Placements    []traces.TaskPlacement // optional key KeyPlacements
 }
 
 // MetaOf returns w's workload-level fields.
 func MetaOf(w *traces.Workload) Meta {
-	return Meta{Name: w.Name, Source: w.Source, Dims: w.Dims, Cluster: w.Cluster, Initial: w.Initial, ClusterEvents: w.ClusterEvents, Faults: w.Faults}
+	return Meta{Name: w.Name, Source: w.Source, Dims: w.Dims, Cluster: w.Cluster, Initial: w.Initial, ClusterEvents: w.ClusterEvents, Faults: w.Faults, Placements: w.Placements}
 }
 
 // jsonCluster is the cluster's JSON form, column-wise so that a cluster of thousands of machines

@@ -248,6 +248,13 @@ func (m Meta) timelineMetadata() (keys, values []string, err error) {
 		}
 		keys, values = append(keys, KeyFaults), append(values, string(b))
 	}
+	if len(m.Placements) > 0 {
+		b, err := encodePlacements(m.Placements)
+		if err != nil {
+			return nil, nil, fmt.Errorf("canonical: encode placements: %w", err)
+		}
+		keys, values = append(keys, KeyPlacements), append(values, string(b))
+	}
 	return keys, values, nil
 }
 
@@ -273,6 +280,13 @@ func (m *Meta) parseTimeline(find func(key string) (string, bool)) error {
 			return fmt.Errorf("%w: %s: %v", errMeta, KeyFaults, err)
 		}
 		m.Faults = fs
+	}
+	if s, ok := find(KeyPlacements); ok {
+		ps, err := decodePlacements(s)
+		if err != nil {
+			return fmt.Errorf("%w: %s: %v", errMeta, KeyPlacements, err)
+		}
+		m.Placements = ps
 	}
 	return nil
 }

@@ -65,7 +65,7 @@ func FuzzTaskLevel(f *testing.F) {
 			}
 			return io.NopCloser(bytes.NewReader(data)), nil
 		}
-		o, err := Options{Machines: 4}.normalize(Source{TaskEvents: []string{"x"}})
+		o, err := Options{Machines: 4, Placements: true}.normalize(Source{TaskEvents: []string{"x"}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -84,10 +84,14 @@ func FuzzTaskLevel(f *testing.F) {
 			return
 		}
 		w.Jobs = sortJobs(w.Jobs)
+		w.Placements = c.meta.Placements
 		if err := w.Validate(); err != nil {
 			t.Fatalf("invalid workload: %v", err)
 		}
 		st := &c.st.Tasks
+		if int64(len(w.Placements)) != c.st.Placements || c.st.Placements+c.st.PlacementsOff > st.Imported {
+			t.Fatalf("%d placements (%d off the cluster) of %d tasks", len(w.Placements), c.st.PlacementsOff, st.Imported)
+		}
 		var outcomes int64
 		for _, n := range st.Outcomes {
 			outcomes += n

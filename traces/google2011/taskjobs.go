@@ -54,6 +54,9 @@ type taskJobs struct {
 	deflt   [2]int64 // default demand per dimension, fixed point
 	emit    func(*traces.Job) error
 	faults  *[]traces.TaskFault // the workload's faults (faults.go)
+	// placements, when kept (Options.Placements), collects the imported tasks' last SCHEDULEs
+	// by trace machine ID (placements.go).
+	placements *[]rawPlacement
 
 	keep  []int32 // positions (in the job's runs) of the tasks kept
 	tasks []builtTask
@@ -67,6 +70,8 @@ type builtTask struct {
 	duration traces.Time
 	history  traces.TaskHistory
 	priority int8
+	machine  int64       // the last SCHEDULE's machine ID, -1 if none
+	sched    traces.Time // the last SCHEDULE's time
 }
 
 // PriorityBand names the band of a 2011 trace priority, after the trace's documentation
@@ -128,7 +133,7 @@ func (c *taskJobs) add(js *jobState) error {
 			st.NeverScheduled++
 			continue
 		}
-		t := builtTask{index: r.index, priority: r.priority}
+		t := builtTask{index: r.index, priority: r.priority, machine: r.machine, sched: r.sched}
 		// Duration: the last run, from its SCHEDULE to the event that ended it, or to the end of
 		// the input if it was still running then.
 		stop, outcome := r.stop, outcomeOf(r.end)
@@ -194,6 +199,13 @@ func (c *taskJobs) add(js *jobState) error {
 		groups[len(groups)-1].hi = i + 1
 	}
 	slices.SortFunc(groups, func(a, b group) int { return cmp.Compare(c.tasks[a.lo].index, c.tasks[b.lo].index) })
+	if c.placements != nil {
+		// With placements a stage's tasks are in the order the trace started them (ties by
+		// index), so that the engine's lowest-numbered pending task is the trace's next one.
+		for _, gr := range groups {
+			slices.SortStableFunc(c.tasks[gr.lo:gr.hi], func(a, b builtTask) int { return cmp.Compare(a.sched, b.sched) })
+		}
+	}
 	if len(groups) > 1 {
 		st.MultiStageJobs++
 	}
@@ -225,6 +237,9 @@ func (c *taskJobs) add(js *jobState) error {
 			st.Attempts += int64(t.history.Attempts)
 			st.Evictions += int64(t.history.Evictions)
 			st.Outcomes[t.history.Outcome]++
+			if c.placements != nil && t.machine >= 0 {
+				*c.placements = append(*c.placements, rawPlacement{job: rec.ID, stage: int32(g), task: int32(i), machine: t.machine, start: t.sched})
+			}
 		}
 		s.Duration = max(traces.Time(math.Round(sum/float64(n))), 1)
 		s.Estimate = s.Duration

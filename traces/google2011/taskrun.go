@@ -20,6 +20,8 @@ type taskRun struct {
 	sched, stop traces.Time
 	// first is the time the task was first seen.
 	first traces.Time
+	// machine is the trace machine ID of the last SCHEDULE, -1 when it names none.
+	machine int64
 	// cpu and mem are the request the last run was scheduled with, in fixed point (traces.Unit
 	// per largest machine); reqCPU and reqMem the latest request seen. -1: none seen.
 	cpu, mem, reqCPU, reqMem int32
@@ -47,7 +49,7 @@ func (tt *taskTable) get(index int32, t traces.Time) *taskRun {
 		return &tt.runs[p]
 	}
 	p := int32(len(tt.runs))
-	tt.runs = append(tt.runs, taskRun{index: index, sched: -1, stop: -1, first: t, cpu: -1, mem: -1, reqCPU: -1, reqMem: -1, priority: -1, end: Submit, life: unseen})
+	tt.runs = append(tt.runs, taskRun{index: index, sched: -1, stop: -1, first: t, machine: -1, cpu: -1, mem: -1, reqCPU: -1, reqMem: -1, priority: -1, end: Submit, life: unseen})
 	switch {
 	case int(index) < len(tt.pos):
 		tt.pos[index] = p + 1
@@ -130,6 +132,7 @@ func (s *jobScanner) taskRunEvent(st *jobState, e *taskEvent) error {
 		r.attempts++
 		r.sched, r.stop, r.end = e.time, -1, Schedule
 		r.cpu, r.mem = r.reqCPU, r.reqMem
+		r.machine = e.ev.Machine
 		if e.ev.Machine >= 0 {
 			s.machines[e.ev.Machine] = struct{}{}
 		}

@@ -68,6 +68,9 @@ type Options struct {
 	// ClusterEvents makes the machine_events after the cluster's time the workload's cluster
 	// events (machevents.go); it needs the machine_events cluster.
 	ClusterEvents bool
+	// Placements keeps each imported task's last SCHEDULE (machine and time) as the workload's
+	// trace placements, for the `trace` policy (placements.go).
+	Placements bool
 }
 
 // ErrOptions is wrapped by the errors of Options that cannot work.
@@ -105,6 +108,9 @@ func (o Options) normalize(src Source) (Options, error) {
 		}
 	default:
 		return o, optErr("unknown level %q (valid: %s, %s)", o.Level, LevelTask, LevelJob)
+	}
+	if o.Placements && o.Level != LevelTask {
+		return o, optErr("--placements needs a task-level import (task_events)")
 	}
 	switch o.Cluster {
 	case "", ClusterAuto:
@@ -178,6 +184,9 @@ type Stats struct {
 	// Faults counts the evictions, failures and kills of runs before a task's last (the
 	// workload's Faults).
 	Faults int64
+	// Placements counts the imported tasks whose last SCHEDULE was kept as a trace placement
+	// (Options.Placements); PlacementsOff those whose machine is not in the cluster (left out).
+	Placements, PlacementsOff int64
 }
 
 // Fprint writes a human-readable summary.
@@ -196,6 +205,9 @@ func (s *Stats) Fprint(w io.Writer) {
 			t.Attempts, t.Evictions, t.StartedBefore, t.Outcomes[traces.TaskRunning], t.End)
 		fmt.Fprintf(w, "requests: %d tasks without one (default), %d of zero (1e-6 cpu), %d clamped; %d tasks late (> %s after their job's submit)\n",
 			t.DefaultRequest, t.ZeroRequest, t.ClampedRequest, t.LateTasks, time.Duration(LateTask)*time.Microsecond)
+		if s.Placements > 0 || s.PlacementsOff > 0 {
+			fmt.Fprintf(w, "placements: %d tasks keep the trace's machine and start time (%d on machines outside the cluster, left out)\n", s.Placements, s.PlacementsOff)
+		}
 		if s.Faults > 0 {
 			fmt.Fprintf(w, "faults: %d runs before a task's last ended by EVICT, FAIL or KILL (replayed with engine.trace_evictions: replay)\n", s.Faults)
 		}
@@ -399,6 +411,7 @@ func (c *conversion) runTasks(emit func(*traces.Job) error) error {
 	s := &jobScanner{stats: &c.st.Scan, taskLevel: true, machines: make(map[int64]struct{}), initial: &initialState{},
 		faults: make(map[int64][]rawFault)}
 	var faults []traces.TaskFault
+	var placed []rawPlacement
 	if c.o.NoInitial {
 		s.initial = nil
 	}
@@ -416,6 +429,9 @@ func (c *conversion) runTasks(emit func(*traces.Job) error) error {
 		c.st.Imported++
 		return emit(j)
 	}}
+	if c.o.Placements {
+		tj.placements = &placed
+	}
 	d := traces.VecOf(c.o.DefaultCPU, c.o.DefaultMem)
 	tj.deflt = [2]int64{d[0], d[1]}
 	s.emit = tj.add
@@ -441,6 +457,9 @@ func (c *conversion) runTasks(emit func(*traces.Job) error) error {
 	c.meta.Faults, c.st.Faults = faults, int64(len(faults))
 	if err == nil && s.initial != nil && s.tasks != nil && !s.tasks.fromStart() {
 		err = c.finishInitial(s, len(c.o.StateFrom) > 0, sfFromStart)
+	}
+	if err == nil && c.o.Placements {
+		c.finishPlacements(placed, clusterIndex(c.meta.Cluster, c.o.Cluster == ClusterMachineEvents, s.machines))
 	}
 	return err
 }
@@ -535,7 +554,7 @@ func WorkloadStats(src Source, o Options) (*traces.Workload, Stats, error) {
 		return nil, st, err
 	}
 	return &traces.Workload{Name: m.Name, Source: m.Source, Dims: m.Dims, Cluster: m.Cluster, Jobs: sortJobs(jobs),
-		Initial: m.Initial, ClusterEvents: m.ClusterEvents, Faults: m.Faults}, st, nil
+		Initial: m.Initial, ClusterEvents: m.ClusterEvents, Faults: m.Faults, Placements: m.Placements}, st, nil
 }
 
 // sortJobs orders jobs as traces.Workload.SortJobs does — by (submit, id), stably — but sorts
