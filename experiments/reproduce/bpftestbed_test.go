@@ -32,22 +32,22 @@ func TestReproduceBPFTestbedQuick(t *testing.T) {
 	}
 	// Verdicts at the base point (the calibrated profile), by claim text.
 	want := map[string]claim.Verdict{
-		"BPF serves LQ-0 faster than SP (from submission)":                                        claim.Held,
-		"SP serves LQ-0 faster than DRF (from submission)":                                        claim.Held,
-		"BPF serves LQ-0 faster than SP (from the first task)":                                    claim.Held,
-		"SP serves LQ-0 faster than DRF (from the first task)":                                    claim.Held,
-		"BPF even outperforms SP for LQ-1 (from submission)":                                      claim.Held,
-		"The soft class serves LQ-1 faster than N-BPF, which leaves it elastic (from submission)": claim.Held,
-		"DRF is the best for TQ-0 - faster than BPF (from submission)":                            claim.Held,
-		"SP is the worst for the TQ - slower than DRF (from submission)":                          claim.Held,
-		"BPF protects the TQ against SP (from submission)":                                        claim.Held,
-		"BPF protects the TQ against SP (from the first task)":                                    claim.Held,
-		"SP starves the batch queue - TQ-0's share under SP is at least 20% below DRF's":          claim.NotHeld,
-		"BPF keeps TQ-0's share within 10% of DRF's":                                              claim.Held,
-		"BPF admits LQ-0 to the hard class":                                                       claim.Held,
-		"BPF admits LQ-1 to the soft class":                                                       claim.Held,
-		"BPF admits LQ-2 as elastic":                                                              claim.Held,
-		"Every submitted job finishes in every cell (no cell ends in a slow-start deadlock)":      claim.Held,
+		"BPF serves LQ-0 faster than SP (from submission)":                                                           claim.Held,
+		"SP serves LQ-0 faster than DRF (from submission)":                                                           claim.Held,
+		"BPF serves LQ-0 faster than SP (from the first task)":                                                       claim.Held,
+		"SP serves LQ-0 faster than DRF (from the first task)":                                                       claim.Held,
+		"BPF even outperforms SP for LQ-1 (from submission)":                                                         claim.Held,
+		"The soft class serves LQ-1 faster than N-BPF, which leaves it elastic (from submission)":                    claim.Held,
+		"DRF is the best for TQ-0 - faster than BPF (from submission)":                                               claim.Held,
+		"SP is the worst for the TQ - slower than DRF (from submission)":                                             claim.Held,
+		"BPF protects the TQ against SP (from submission)":                                                           claim.Held,
+		"BPF protects the TQ against SP (from the first task)":                                                       claim.Held,
+		"SP starves the batch queue - TQ-0's share under SP is at least 20% below DRF's":                             claim.NotHeld,
+		"BPF keeps TQ-0's share within 10% of DRF's":                                                                 claim.Held,
+		"BPF admits LQ-0 to the hard class":                                                                          claim.Held,
+		"BPF admits LQ-1 to the soft class":                                                                          claim.Held,
+		"BPF admits LQ-2 as elastic":                                                                                 claim.Held,
+		"Every run ends by the stop rule - all 20 TQ jobs finish in every cell (none ends in a slow-start deadlock)": claim.Held,
 	}
 	seen := 0
 	for _, f := range sr.Figures {
