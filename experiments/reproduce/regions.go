@@ -7,6 +7,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/schedlab/schedlab/experiments/claim"
 	"github.com/schedlab/schedlab/report"
@@ -77,8 +78,12 @@ func shortPoints(points []string) []string {
 	return out
 }
 
-// effectLabel is the x axis of a claim's region figure.
-func effectLabel(kind string) string {
+// effectLabel is the x axis of a claim's region figure: the measured expression when it is
+// short, else what kind of effect it is.
+func effectLabel(kind, expr string) string {
+	if expr != "" && utf8.RuneCountInString(expr) <= 64 {
+		return expr
+	}
 	switch kind {
 	case claim.EffectRatio:
 		return "Ratio of the compared sides"
@@ -95,7 +100,7 @@ func (s *Sensitivity) regionFigure(id string, c *SensitivityClaim) *report.Figur
 	var rows []report.RegionRow
 	var marks []report.Mark
 	var band *report.Range
-	kind := ""
+	kind, expr := "", ""
 	for i, r := range c.Results {
 		if len(r.Groups) == 0 {
 			rows = append(rows, report.RegionRow{Label: labels[i], Value: math.NaN(), Verdict: regionIndex(r.Verdict)})
@@ -109,7 +114,7 @@ func (s *Sensitivity) regionFigure(id string, c *SensitivityClaim) *report.Figur
 			if e := g.Estimate; finite(e.Value, e.Lo, e.Hi) && e.Lo <= e.Value && e.Value <= e.Hi {
 				row.Value, row.Lo, row.Hi = e.Value, e.Lo, e.Hi
 				if marks == nil {
-					kind = g.Outcome.Effect
+					kind, expr = g.Outcome.Effect, g.EffectExpr
 					marks, band = regionMarks(g.Test)
 				}
 			}
@@ -119,7 +124,7 @@ func (s *Sensitivity) regionFigure(id string, c *SensitivityClaim) *report.Figur
 	if marks == nil {
 		return nil
 	}
-	f := report.NewRegion(id, "", effectLabel(kind), "Setting", regionVerdicts, marks, band, rows...)
+	f := report.NewRegion(id, "", effectLabel(kind, expr), "Setting", regionVerdicts, marks, band, rows...)
 	return f
 }
 
