@@ -2,6 +2,7 @@ package experiments
 
 import (
 	"fmt"
+	"strings"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -20,10 +21,25 @@ import (
 // at each point (SensitivityPoints), so a claim reads "held at the base and at load 0.7; not
 // held at load 1.5" instead of one verdict. A label may replace a key's values
 // (labels.<l>.sensitivity: {key: [values]}, [] drops the key at that label).
+//
+// An entry may move further keys with its own (with:), one value per step, for a mechanism
+// that has several parameters — stragglers are a probability and a factor:
+//
+//	  - {key: engine.straggler_p, values: [0.05, 0.02], with: {engine.straggler_factor: [2, 8]}}
+//
+// Its points set every key of the entry at once; a label can only drop such an entry.
 
 // SensitivityPoint is one point of a spec's one-at-a-time sensitivity: the base point (Key "")
 // or one key at one value.
 type SensitivityPoint struct {
+	Key   string
+	Value any
+	// With are the keys set together with Key at this point (its entry's with:).
+	With []KeyValue
+}
+
+// KeyValue is a configuration key with a value.
+type KeyValue struct {
 	Key   string
 	Value any
 }
@@ -33,7 +49,24 @@ func (p SensitivityPoint) Name() string {
 	if p.Key == "" {
 		return "base"
 	}
-	return p.Key + "=" + FormatAxisValue(p.Value)
+	s := p.Key + "=" + FormatAxisValue(p.Value)
+	for _, w := range p.With {
+		s += "," + w.Key + "=" + FormatAxisValue(w.Value)
+	}
+	return s
+}
+
+// withValue returns the point's value of key: Value for Key, a With value, or nil (unset).
+func (p SensitivityPoint) withValue(key string) any {
+	if key == p.Key {
+		return p.Value
+	}
+	for _, w := range p.With {
+		if w.Key == key {
+			return w.Value
+		}
+	}
+	return nil
 }
 
 // SensitivityPoints returns the base point followed by every key's values, in spec order.
@@ -43,8 +76,12 @@ func (s *Spec) SensitivityPoints() []SensitivityPoint {
 	}
 	out := []SensitivityPoint{{}}
 	for _, a := range s.Sensitivity {
-		for _, v := range a.Values {
-			out = append(out, SensitivityPoint{Key: a.Key, Value: v})
+		for i, v := range a.Values {
+			pt := SensitivityPoint{Key: a.Key, Value: v}
+			for _, w := range s.SensitivityWith[a.Key] {
+				pt.With = append(pt.With, KeyValue{w.Key, w.Values[i]})
+			}
+			out = append(out, pt)
 		}
 	}
 	return out
@@ -53,16 +90,29 @@ func (s *Spec) SensitivityPoints() []SensitivityPoint {
 // Selects reports whether a cell with the given axis values (key → FormatAxisValue, "null" when
 // unset) lies at the point: the point's key at its value, every other sensitivity key unset.
 func (s *Spec) SensitivitySelects(p SensitivityPoint, value func(key string) string) bool {
-	for _, a := range s.Sensitivity {
+	for _, key := range s.sensitivityKeys() {
 		want := "null"
-		if a.Key == p.Key {
-			want = FormatAxisValue(p.Value)
+		if v := p.withValue(key); v != nil {
+			want = FormatAxisValue(v)
 		}
-		if value(a.Key) != want {
+		if value(key) != want {
 			return false
 		}
 	}
 	return true
+}
+
+// sensitivityKeys lists every key the sensitivity block sets: each entry's key, then its
+// with: keys.
+func (s *Spec) sensitivityKeys() []string {
+	var out []string
+	for _, a := range s.Sensitivity {
+		out = append(out, a.Key)
+		for _, w := range s.SensitivityWith[a.Key] {
+			out = append(out, w.Key)
+		}
+	}
+	return out
 }
 
 // expandSensitivity appends the sensitivity block as one axis group (a zip over its keys, or a
@@ -74,13 +124,19 @@ func (s *Spec) expandSensitivity() {
 	}
 	var g AxisGroup
 	for _, a := range s.Sensitivity {
-		ax := Axis{Key: a.Key, Pos: a.Pos, Values: make([]any, len(pts))}
-		for i, p := range pts {
-			if p.Key == a.Key {
-				ax.Values[i] = p.Value
-			}
+		axes := []Axis{{Key: a.Key, Pos: a.Pos}}
+		for _, w := range s.SensitivityWith[a.Key] {
+			axes = append(axes, Axis{Key: w.Key, Pos: w.Pos})
 		}
-		g.Axes = append(g.Axes, ax)
+		for _, ax := range axes {
+			ax.Values = make([]any, len(pts))
+			for i, p := range pts {
+				if p.Key == a.Key {
+					ax.Values[i] = p.withValue(ax.Key)
+				}
+			}
+			g.Axes = append(g.Axes, ax)
+		}
 	}
 	s.Axes = append(s.Axes, g)
 }
@@ -99,8 +155,12 @@ func (p *specParser) sensitivity(s *Spec, n *yaml.Node) {
 	}
 	for i, c := range n.Content {
 		what := fmt.Sprintf("sensitivity[%d]", i)
-		a, ok := p.axis(deref(c), what, seen, false)
+		c, with := splitWith(deref(c))
+		a, ok := p.axis(c, what, seen, with != nil)
 		if !ok {
+			continue
+		}
+		if with != nil && !p.sensitivityWith(s, &a, with, what, seen) {
 			continue
 		}
 		for j, v := range a.Values {
@@ -135,6 +195,10 @@ func (p *specParser) labelSensitivity(s *Spec, n *yaml.Node, what string) map[st
 			out[k.Value] = []any{}
 			continue
 		}
+		if len(s.SensitivityWith[k.Value]) > 0 {
+			p.errf(k, "%s: %q moves with %s (with:); a label can only drop it ([])", what, k.Value, s.SensitivityWith[k.Value][0].Key)
+			continue
+		}
 		vals, _ := p.axisValues(v, k.Value, what+"."+k.Value, true)
 		out[k.Value] = vals
 	}
@@ -157,4 +221,116 @@ func (s *Spec) applySensitivityLabel(l Label) {
 		out = append(out, a)
 	}
 	s.Sensitivity = out
+}
+
+// splitWith returns an entry's mapping without its with: pair, and that pair's value (nil
+// without one).
+func splitWith(n *yaml.Node) (*yaml.Node, *yaml.Node) {
+	if n.Kind != yaml.MappingNode {
+		return n, nil
+	}
+	out := *n
+	out.Content = nil
+	var with *yaml.Node
+	for j := 0; j+1 < len(n.Content); j += 2 {
+		if n.Content[j].Value == "with" && with == nil {
+			with = deref(n.Content[j+1])
+			continue
+		}
+		out.Content = append(out.Content, n.Content[j], n.Content[j+1])
+	}
+	return &out, with
+}
+
+// sensitivityWith parses an entry's with: block — key → one value per value of a — into
+// s.SensitivityWith[a.Key], and checks that the entry's steps are distinct.
+func (p *specParser) sensitivityWith(s *Spec, a *Axis, n *yaml.Node, what string, seen map[string]bool) bool {
+	if n.Kind != yaml.MappingNode || len(n.Content) == 0 {
+		p.errf(n, "%s.with: want a mapping of key → values, one per value of %s", what, a.Key)
+		return false
+	}
+	keys, vals, nodes := []string{a.Key}, [][]any{a.Values}, [][]*yaml.Node{a.nodes}
+	var ws []Axis
+	ok := true
+	for j := 0; j+1 < len(n.Content); j += 2 {
+		k, v := n.Content[j], deref(n.Content[j+1])
+		w := what + ".with." + k.Value
+		switch {
+		case seen[k.Value]:
+			p.errf(k, "%s: %q is swept twice", w, k.Value)
+			ok = false
+			continue
+		case !p.checkKey(k, k.Value, w):
+			ok = false
+			continue
+		}
+		seen[k.Value] = true
+		wa := Axis{Key: k.Value, Pos: p.pos(k)}
+		wa.Values, wa.nodes = p.withValues(v, w)
+		if wa.Values == nil {
+			ok = false
+			continue
+		}
+		if len(wa.Values) != len(a.Values) {
+			p.errf(v, "%s: %d values, want one per value of %s (%d)", w, len(wa.Values), a.Key, len(a.Values))
+			ok = false
+			continue
+		}
+		for i, x := range wa.Values {
+			if x == nil {
+				p.errf(wa.nodes[i], "%s[%d]: null is the base point; list other values", w, i)
+				ok = false
+			}
+		}
+		ws = append(ws, wa)
+		keys, vals, nodes = append(keys, wa.Key), append(vals, wa.Values), append(nodes, wa.nodes)
+	}
+	if !ok {
+		return false
+	}
+	for i := range a.Values {
+		v := NewViper()
+		for j, k := range keys {
+			if !strings.HasPrefix(k, "policy.params.") {
+				v.Set(k, vals[j][i])
+			}
+		}
+		if _, err := Resolve(v); err != nil && !combinationErr(err) {
+			p.errf(a.nodes[i], "%s: step %d: %v", what, i, strings.TrimPrefix(err.Error(), ErrConfig.Error()+": "))
+			ok = false
+		}
+	}
+	if !ok {
+		return false
+	}
+	p.distinctTuples(what, keys, vals, nodes)
+	if s.SensitivityWith == nil {
+		s.SensitivityWith = map[string][]Axis{}
+	}
+	s.SensitivityWith[a.Key] = ws
+	return true
+}
+
+// withValues reads a with: key's values; they are checked together with their entry's key,
+// step by step (a with: key may have no effect alone, as a contention slope without its model).
+func (p *specParser) withValues(n *yaml.Node, what string) ([]any, []*yaml.Node) {
+	if n.Kind != yaml.SequenceNode || len(n.Content) == 0 {
+		p.errf(n, "%s: want a non-empty list of values", what)
+		return nil, nil
+	}
+	var out []any
+	var nodes []*yaml.Node
+	for i, c := range n.Content {
+		c = deref(c)
+		var v any
+		if !isNull(c) {
+			var ok bool
+			if v, ok = p.scalar(c, fmt.Sprintf("%s[%d]", what, i)); !ok {
+				return nil, nil
+			}
+		}
+		out = append(out, v)
+		nodes = append(nodes, c)
+	}
+	return out, nodes
 }

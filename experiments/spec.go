@@ -99,6 +99,9 @@ type Spec struct {
 	// adds them to Axes as one group.
 	Sensitivity  []Axis
 	sensExpanded bool
+	// SensitivityWith are the keys set together with a sensitivity key (its entry's with:), by
+	// that key; their values go step by step with its values.
+	SensitivityWith map[string][]Axis
 }
 
 // NamesFile holds names (a names block alone) that apply to every spec of its directory, under

@@ -126,6 +126,8 @@ func (f *Figure) build(st *Style) (*built, error) {
 	case KindGantt:
 		f.buildGantt(b, st, &xs, &ys)
 		vertGrid = false
+	case KindRegion:
+		f.buildRegion(b, st, &xs, &ys)
 	}
 
 	refs := f.buildRefLines(b, st, &ys)
@@ -169,6 +171,9 @@ func (f *Figure) build(st *Style) (*built, error) {
 		p.X.Min, p.X.Max = xs.lo, xs.hi
 		f.ganttAxes(p, st)
 	}
+	if f.Kind == KindRegion {
+		f.regionAxes(p)
+	}
 	if r := f.XRange; r != nil {
 		p.X.Min, p.X.Max = r.Min, r.Max
 	}
@@ -184,7 +189,7 @@ func (f *Figure) build(st *Style) (*built, error) {
 	if f.LogY {
 		p.Y.Scale = logScale{}
 		p.Y.Tick.Marker = logTicks{}
-	} else if f.Kind != KindGantt {
+	} else if f.Kind != KindGantt && f.Kind != KindRegion {
 		p.Y.Tick.Marker = linearTicks{target: 5}
 	}
 	if st.GridColor != nil {

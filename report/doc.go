@@ -2,8 +2,9 @@
 // data, so that schedlab's experiments can reproduce the plots of the
 // papers they follow: lines of a mean across seeds with 95% confidence
 // bands, grouped bars with confidence-interval error bars, box plots,
-// CDFs and CCDFs, stacked areas over time (e.g. resource usage per queue)
-// and scatter plots.
+// CDFs and CCDFs, stacked areas over time (e.g. resource usage per queue),
+// scatter plots, Gantt charts and region (forest) plots of a claim along a
+// sensitivity study (NewRegion).
 //
 // A Figure is built with one of the constructors (NewLines, NewBars,
 // NewBoxes, NewCDF, NewCCDF, NewStackedArea, NewScatter) from plain slices

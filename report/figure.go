@@ -38,6 +38,9 @@ const (
 	// KindGantt draws intervals on rows over time: task attempts on machines or queues
 	// (gantt.go).
 	KindGantt
+	// KindRegion draws a claim's effect with its interval at each point of a sensitivity
+	// study, a row per point marked by its verdict (region.go).
+	KindRegion
 )
 
 // String returns the kind's name, e.g. "lines".
@@ -59,6 +62,8 @@ func (k Kind) String() string {
 		return "scatter"
 	case KindGantt:
 		return "gantt"
+	case KindRegion:
+		return "region"
 	}
 	return fmt.Sprintf("Kind(%d)", int(k))
 }
@@ -228,6 +233,12 @@ type Figure struct {
 	// groups; its rows are Categories.
 	Bars        []Bar
 	GanttGroups []string
+	// Regions, RegionVerdicts, RegionMarks and RegionBand are a KindRegion figure's rows, the
+	// names of their verdicts, its vertical lines and its shaded band (region.go).
+	Regions        []RegionRow
+	RegionVerdicts []string
+	RegionMarks    []Mark
+	RegionBand     *Range
 }
 
 // Label formats an axis label with its unit in brackets, e.g.
@@ -353,6 +364,8 @@ func (f *Figure) Validate() error {
 		return f.validatePoints()
 	case KindGantt:
 		return f.validateGantt()
+	case KindRegion:
+		return f.validateRegion()
 	}
 	return f.figErr("unknown kind %v", f.Kind)
 }

@@ -200,6 +200,7 @@ func (s *SpecReport) writeMarkdown(b *bytes.Buffer) error {
 			return err
 		}
 		b.WriteString("\n")
+		s.Sensitivity.writeRegionsMarkdown(b)
 	}
 	return nil
 }
@@ -565,6 +566,7 @@ func (r *Report) WriteHTML(w io.Writer) error {
 			}
 			hs.Figures = append(hs.Figures, hf)
 		}
+		hs.Figures = append(hs.Figures, s.Sensitivity.htmlFigures(anchor, s.Spec.ID)...)
 		page.Specs = append(page.Specs, hs)
 	}
 	return pageTmpl.Execute(w, page)

@@ -421,6 +421,9 @@ func reproduceSpec(ctx context.Context, spec *experiments.Spec, o Options) (*Spe
 		sr.Figures = append(sr.Figures, f)
 	}
 	sr.Sensitivity = d.sensitivity(all)
+	if err := sr.Sensitivity.drawRegions(figDir, o.Out, o.Formats); err != nil {
+		return nil, fmt.Errorf("%s: sensitivity regions: %w", spec.ID, err)
+	}
 	return sr, nil
 }
 

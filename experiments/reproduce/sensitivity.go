@@ -17,12 +17,19 @@ type Sensitivity struct {
 	// Points name the points, the base point first ("base", "key=value", ...).
 	Points []string
 	Claims []SensitivityClaim
+	// Files are the table of the region figures' points (regions.go), relative to Out.
+	Files []string
 }
 
 // SensitivityClaim is one claim's verdict at every point.
 type SensitivityClaim struct {
 	Figure, Text string
 	Verdicts     []claim.Verdict
+	// Results are the claim's results at each point; Files and SVG its region figure
+	// (regions.go; none when no point has an estimate).
+	Results []ClaimResult
+	Files   []string
+	SVG     []byte
 }
 
 // pointRows returns the rows at one sensitivity point.
@@ -73,7 +80,9 @@ func (d *data) sensitivity(all []sweep.Row) *Sensitivity {
 			c := SensitivityClaim{Figure: fs.ID, Text: fs.Claims[j].Text}
 			for _, p := range pts {
 				d.t.Rows = d.pointRows(all, p)
-				c.Verdicts = append(c.Verdicts, d.checkClaim(fs, &fs.Claims[j]).Verdict)
+				r := d.checkClaim(fs, &fs.Claims[j])
+				c.Verdicts = append(c.Verdicts, r.Verdict)
+				c.Results = append(c.Results, r)
 			}
 			s.Claims = append(s.Claims, c)
 		}
