@@ -23,6 +23,7 @@ import (
 	"github.com/schedlab/schedlab/experiments/claim"
 	"github.com/schedlab/schedlab/experiments/jvu"
 	"github.com/schedlab/schedlab/experiments/sweep"
+	"github.com/schedlab/schedlab/internal/testbin"
 	"github.com/schedlab/schedlab/internal/testutil"
 	"github.com/schedlab/schedlab/replay"
 	"github.com/schedlab/schedlab/traces"
@@ -263,6 +264,7 @@ func TestMain(m *testing.M) {
 	if demoDir != "" {
 		os.RemoveAll(demoDir)
 	}
+	testbin.Cleanup() // a schedlab binary built for reproduceBuilt
 	os.Exit(code)
 }
 
