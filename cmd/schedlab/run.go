@@ -106,6 +106,9 @@ simulated time, scheduling calls and what a solver-backed policy is solving (not
 			if w := o.Waits.Warning; w != "" {
 				fmt.Fprintln(cmd.ErrOrStderr(), "schedlab: warning: "+w)
 			}
+			if w := o.StallWarning(); w != "" {
+				fmt.Fprintln(cmd.ErrOrStderr(), "schedlab: warning: "+w)
+			}
 			if out != "" {
 				if err := o.PublishOutputs(out); err != nil {
 					return err
