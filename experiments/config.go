@@ -217,7 +217,7 @@ func NewViper() *viper.Viper {
 }
 
 func known(key string) bool {
-	if strings.HasPrefix(key, "policy.params.") {
+	if strings.HasPrefix(key, "policy.params.") || strings.HasPrefix(key, ParamsForPrefix) {
 		return true
 	}
 	return slices.ContainsFunc(Keys, func(k Key) bool { return k.Name == key })
@@ -551,6 +551,9 @@ func Resolve(v *viper.Viper) (Config, error) {
 				setNested(c.Policy.Params, strings.Split(p, "."), val)
 			}
 		}
+	}
+	if err := applyScopedParams(v, &c); err != nil {
+		return Config{}, err
 	}
 	return c, nil
 }
