@@ -535,6 +535,9 @@ func Resolve(v *viper.Viper) (Config, error) {
 	if err := resolveWorkloadSettings(v, &c.Workload); err != nil {
 		return Config{}, err
 	}
+	if err := pairJamaisVuHorizon(v, &c); err != nil {
+		return Config{}, err
+	}
 	if c.Workload.Name == "" {
 		return Config{}, configErr("workload.name: empty")
 	}
