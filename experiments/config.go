@@ -219,7 +219,7 @@ func NewViper() *viper.Viper {
 }
 
 func known(key string) bool {
-	if strings.HasPrefix(key, "policy.params.") {
+	if strings.HasPrefix(key, "policy.params.") || strings.HasPrefix(key, ParamsForPrefix) {
 		return true
 	}
 	return slices.ContainsFunc(Keys, func(k Key) bool { return k.Name == key })
@@ -538,6 +538,9 @@ func Resolve(v *viper.Viper) (Config, error) {
 	if err := resolveWorkloadSettings(v, &c.Workload); err != nil {
 		return Config{}, err
 	}
+	if err := pairJamaisVuHorizon(v, &c); err != nil {
+		return Config{}, err
+	}
 	if c.Workload.Name == "" {
 		return Config{}, configErr("workload.name: empty")
 	}
@@ -554,6 +557,9 @@ func Resolve(v *viper.Viper) (Config, error) {
 				setNested(c.Policy.Params, strings.Split(p, "."), val)
 			}
 		}
+	}
+	if err := applyScopedParams(v, &c); err != nil {
+		return Config{}, err
 	}
 	return c, nil
 }

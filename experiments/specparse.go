@@ -358,6 +358,9 @@ func CheckValue(key string, val any) error {
 	if strings.HasPrefix(key, "policy.params.") {
 		return nil // free-form, checked by the policy: resolving them checks nothing
 	}
+	if strings.HasPrefix(key, ParamsForPrefix) {
+		return checkScopedKey(key) // the scope must name a policy; the parameter is the policy's
+	}
 	v := NewViper()
 	v.Set(key, val)
 	c, err := Resolve(v)

@@ -224,6 +224,7 @@ type Engine struct {
 	active      []policies.JobID
 	nActive     int
 	dirty       bool
+	freedNow    []int32 // machines a zero-delay preemption freed at this instant (followup.go)
 	plan        policies.Plan
 	buf         []int32
 	runBuf      []policies.RunningTask
@@ -393,6 +394,9 @@ func (e *Engine) Run() (*Result, error) {
 			if err := e.schedule(); err != nil {
 				return nil, err
 			}
+		}
+		if err := e.followUp(call); err != nil {
+			return nil, err
 		}
 		if tick && e.moreTicks() {
 			e.heap.push(event{t: e.now + e.cfg.Cycle, kind: KindTick})
@@ -874,6 +878,7 @@ func (e *Engine) preempt(i int, p policies.TaskRef) error {
 	}
 	if e.cfg.PreemptDelay == 0 {
 		e.release(m, d)
+		e.freedNow = append(e.freedNow, m)
 	} else {
 		e.heap.push(event{t: e.now + e.cfg.PreemptDelay, kind: KindRelease, job: int32(p.Job), stage: p.Stage, task: p.Task, machine: m})
 	}

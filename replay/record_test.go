@@ -92,18 +92,20 @@ func TestRecorderSeesEveryAttempt(t *testing.T) {
 		{"complete", Config{}, []string{
 			`job=0 stage=0 task=0 m=0 ready=0 start=0 end=40 preempted lost=40 why="greedy 2" end_why="make room for hot"`,
 			`job=0 stage=0 task=1 m=0 ready=0 start=0 end=40 preempted lost=40 why="greedy 2" end_why="make room for hot"`,
-			// the preemption's plan starts nothing: the next scheduling point is the stale
-			// finish at t=100
-			`job=1 stage=0 task=0 m=0 ready=40 start=100 end=120 finished lost=0 why="greedy 1" end_why=""`,
-			`job=0 stage=0 task=0 m=0 ready=40 start=120 end=220 finished lost=0 why="greedy 2" end_why=""`,
-			`job=0 stage=0 task=1 m=0 ready=40 start=120 end=220 finished lost=0 why="greedy 2" end_why=""`,
-			`job=0 stage=1 task=0 m=0 ready=220 start=220 end=230 finished lost=0 why="greedy 1" end_why=""`,
-		}, 6, "t=230 starts=0 preempts=0 free=[2] pending=0 running=0"},
+			// the preemption's plan starts nothing; the machine it freed at once calls the
+			// policy again at t=40 (followup.go), which starts hot
+			`job=1 stage=0 task=0 m=0 ready=40 start=40 end=60 finished lost=0 why="greedy 1" end_why=""`,
+			`job=0 stage=0 task=0 m=0 ready=40 start=60 end=160 finished lost=0 why="greedy 2" end_why=""`,
+			`job=0 stage=0 task=1 m=0 ready=40 start=60 end=160 finished lost=0 why="greedy 2" end_why=""`,
+			`job=0 stage=1 task=0 m=0 ready=160 start=160 end=170 finished lost=0 why="greedy 1" end_why=""`,
+		}, 6, "t=170 starts=0 preempts=0 free=[2] pending=0 running=0"},
 		{"horizon", Config{Horizon: 110, PreemptKeepsWork: true}, []string{
 			`job=0 stage=0 task=0 m=0 ready=0 start=0 end=40 preempted lost=0 why="greedy 2" end_why="make room for hot"`,
 			`job=0 stage=0 task=1 m=0 ready=0 start=0 end=40 preempted lost=0 why="greedy 2" end_why="make room for hot"`,
-			`job=1 stage=0 task=0 m=0 ready=40 start=100 end=110 unfinished lost=0 why="greedy 1" end_why=""`,
-		}, 3, "t=100 starts=1 preempts=0 free=[0] pending=2 running=1"},
+			`job=1 stage=0 task=0 m=0 ready=40 start=40 end=60 finished lost=0 why="greedy 1" end_why=""`,
+			`job=0 stage=0 task=0 m=0 ready=40 start=60 end=110 unfinished lost=0 why="greedy 2" end_why=""`,
+			`job=0 stage=0 task=1 m=0 ready=40 start=60 end=110 unfinished lost=0 why="greedy 2" end_why=""`,
+		}, 4, "t=60 starts=2 preempts=0 free=[0] pending=0 running=2"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			log := &attemptLog{}

@@ -29,6 +29,7 @@ var update = flag.Bool("update", false, "rewrite golden files under testdata/")
 //	       [max_am_share=0.5] [reservations] [slowstart=0.5]   (YARN mechanics, yarn.go)
 //	       [seed=1] [startup=2] [release=3] [hold_dist=exp] [hold_cv=0.5]
 //	       [sigma=0.5] [straggler_p=0.1] [straggler_factor=3] [model=contention|waves] [slope=1]
+//	policy sp [preempt] [backfill] [order=slo,be]   (a real policy decides after the script)
 //	at 0 start job=0 stage=0 machine=0 count=2
 //	at 3 preempt job=0 stage=0 task=1
 //	hold machine=0 start=0 end=5 cpu=0.5 mem=0.5
@@ -80,6 +81,7 @@ type scripted struct {
 	at    map[traces.Time]*policies.Plan
 	out   *strings.Builder
 	calls int
+	real  policies.Policy // a `policy` line's policy, deciding after the script (policy_scenario_test.go)
 }
 
 func (s *scripted) Name() string { return "scripted" }
@@ -94,6 +96,9 @@ func (s *scripted) Schedule(v policies.View, p *policies.Plan) error {
 		p.Starts = append(p.Starts, d.Starts...)
 		p.Preempts = append(p.Preempts, d.Preempts...)
 		delete(s.at, v.Now())
+	}
+	if s.real != nil {
+		return s.real.Schedule(v, p)
 	}
 	return nil
 }
@@ -235,6 +240,8 @@ func runScenario(file string) (string, error) {
 		case "failures":
 			cfg.Failures = traces.FailureModel{MTTF: traces.FromSeconds(num("mttf")), MTTR: traces.FromSeconds(num("mttr"))}
 			cfg.FailureRand = rand.New(rand.NewPCG(uint64(num("seed")), 0))
+		case "policy":
+			pol.real, err = scenarioPolicy(kv, flags)
 		case "at":
 			at := traces.FromSeconds(mustFloat(fields[1]))
 			p := pol.at[at]

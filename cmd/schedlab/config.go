@@ -46,5 +46,6 @@ func KeysTable() string {
 		fmt.Fprintf(&b, "| `%s` | %s | %s |\n", k.Name, def, strings.ReplaceAll(k.Doc, "|", "\\|"))
 	}
 	b.WriteString("| `policy.params.*` | — | policy-specific settings, checked by the chosen policy (e.g. `policy.params.preempt=true` for sp) |\n")
+	b.WriteString(experiments.ScopedKeyRow())
 	return b.String()
 }

@@ -203,6 +203,9 @@ func NewPlanWith(spec *experiments.Spec, label string, sets []string, o PlanOpti
 			break
 		}
 	}
+	if err := checkScopes(s, p.Cells); err != nil {
+		return nil, err
+	}
 	p.Build = buildid.Current()
 	build := p.Build.Digest()
 	for i := range p.Cells {

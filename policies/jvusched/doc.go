@@ -41,7 +41,11 @@
 // completion (as above, with no tie-break; a late SLO job is worth 1 with late_slo=be, 0 with
 // drop) plus ε (epsilon, 0.01). So preempting an admitted SLO job costs slo_value/1 = 1000× a
 // best-effort job's, and ε keeps a running job from being preempted for an equally valued
-// pending one (JamaisVu §4.1.2). Single-task running jobs the MILP cannot tell apart (same
+// pending one (JamaisVu §4.1.2). The paper's c(t) is "a function of time" whose form it does
+// not state, and its linear KillnCk sizes the cost by nodes; both are parameters here, each a
+// declared choice: be_value=node makes a best-effort job worth 1 per task (pending value and
+// initial cost alike), be_kill_growth=g adds g per node-hour the running job has done (c(t)
+// linear in work done). The defaults (job, 0) are the constant 1 per job. Single-task running jobs the MILP cannot tell apart (same
 // partition, returned slices and cost) are offered together as one linear KillnCk over their
 // machines at the same cost per machine — an exact aggregation; which of them are preempted is
 // decided by the policy: the most recently started first. The MILP is sum(kills…, max[j]…);

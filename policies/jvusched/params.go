@@ -34,6 +34,8 @@ const (
 	ParamMaxVars      = "max_milp_vars"
 	ParamMaxRows      = "max_milp_rows"
 	ParamMaxNonzeros  = "max_milp_nonzeros"
+	ParamBEValue      = "be_value"
+	ParamBEKillGrowth = "be_kill_growth"
 )
 
 // MaxPlanSlices bounds the time slices of the plan-ahead window (plan_ahead_s / quantum_s),
@@ -57,6 +59,8 @@ const (
 	ModeGreedy    = "greedy"
 	LateBE        = "be"
 	LateDrop      = "drop"
+	BEPerJob      = "job"
+	BEPerNode     = "node"
 )
 
 // Params is the validated form of policy.params.
@@ -99,6 +103,14 @@ type Params struct {
 	// DumpProblems writes each cycle's problem in milp's text form beside the model dumps
 	// (--dump-models DIR).
 	DumpProblems bool
+	// BEValue sizes a best-effort job's value and the initial value of its preemption cost
+	// c(t): 1 per job (BEPerJob) or 1 per task, i.e. per node (BEPerNode, the linear KillnCk
+	// "sized linearly with the number of nodes").
+	BEValue string
+	// BEKillGrowth makes a running best-effort job's preemption cost grow with the work it has
+	// done: c(t) = c0 + BEKillGrowth × node-hours run since it started (0: constant c(t)). The
+	// paper's c(t) is "a function of time" without a stated form; linear in work is our choice.
+	BEKillGrowth float64
 	// Limits bound each MILP (variables, rows, nonzeros), checked while it is compiled, before
 	// it is solved: a global MILP over them is retried with half the pending jobs; a job whose
 	// options alone pass them is not started that cycle (a recorded fallback).
@@ -111,7 +123,8 @@ func Defaults() Params {
 		Preempt: true, Under: true, Backoff: BackoffExpInc, Over: true, OverDecay: 1,
 		Mode: ModeGlobal, PlanAhead: 60 * traces.Second, TimeLimit: 10 * time.Second,
 		BEPlanAhead: true, SLOValue: 1000, Epsilon: 0.01, LateSLO: LateBE, DumpProblems: true,
-		Limits: milp.Limits{Vars: DefaultMaxVars, Rows: DefaultMaxRows, Nonzeros: DefaultMaxNonzeros},
+		BEValue: BEPerJob,
+		Limits:  milp.Limits{Vars: DefaultMaxVars, Rows: DefaultMaxRows, Nonzeros: DefaultMaxNonzeros},
 	}
 }
 
@@ -130,6 +143,8 @@ func Keys() [][3]string {
 		{ParamEpsilon, "0.01", "added to every running job's preemption cost, so equal value never preempts"},
 		{ParamOverDecay, "1", "o: an SLO job's value falls linearly to 0 over this many estimated runtimes past its deadline"},
 		{ParamLateSLO, LateBE, "an SLO job that cannot meet its deadline any more: be (valued as best effort) or drop (never started)"},
+		{ParamBEValue, BEPerJob, "best-effort value and initial preemption cost: 1 per job (job) or 1 per task, i.e. per node as the linear KillnCk (node)"},
+		{ParamBEKillGrowth, "0", "a running best-effort job's preemption cost grows by this much per node-hour it has run (c(t) linear in work done; 0: constant)"},
 		{ParamMaxPending, "0", "global mode: consider at most this many pending jobs per cycle, SLO first, oldest first (0: all)"},
 		{ParamBEPlanAhead, "true", "give best-effort jobs start options over the whole window; false: only a start now (smaller MILPs under load)"},
 		{ParamDumpProblems, "true", "with --dump-models, also write each cycle's problem (machines, busy slices, pSTRL) as <model>.problem"},
@@ -198,6 +213,10 @@ func (p *Params) set(k string, raw any) error {
 		return choice(&p.Mode, ModeGlobal, ModeGreedy)
 	case ParamLateSLO:
 		return choice(&p.LateSLO, LateBE, LateDrop)
+	case ParamBEValue:
+		return choice(&p.BEValue, BEPerJob, BEPerNode)
+	case ParamBEKillGrowth:
+		p.BEKillGrowth, err = num(0, 1e6, "a cost per node-hour in [0, 1e6]")
 	case ParamPlanAhead:
 		p.PlanAhead, err = seconds(0)
 	case ParamQuantum:

@@ -292,7 +292,7 @@ func (p *Policy) observeRunning(v policies.View, c *cycle, j policies.JobID, inf
 	}
 	f = max(f, c.now+1) // without u a late job is expected to end within this slice
 	r := running{id: j, tasks: tasks, finish: f, busy: int((f - c.now + p.quantum - 1) / p.quantum)}
-	r.cost = p.runningValue(info, f) + p.prm.Epsilon
+	r.cost = p.runningValue(info, f, len(tasks), c.now-start) + p.prm.Epsilon
 	r.killable = p.prm.Preempt
 	return r
 }
@@ -316,19 +316,38 @@ func (p *Policy) sloValue(deadline, est, c traces.Time) float64 {
 	return p.prm.SLOValue * max(0, 1-float64(c-deadline)/(p.prm.OverDecay*float64(est)))
 }
 
-// runningValue is what completing a running job at its expected completion f is worth: its
-// preemption cost before ε.
-func (p *Policy) runningValue(info *policies.JobInfo, f traces.Time) float64 {
+// runningValue is what completing a running job of k tasks that has run for ran at its
+// expected completion f is worth: its preemption cost before ε.
+func (p *Policy) runningValue(info *policies.JobInfo, f traces.Time, k int, ran traces.Time) float64 {
 	if info.Deadline <= 0 {
-		return beValue
+		return p.beKillCost(k, ran)
 	}
 	if v := p.sloValue(info.Deadline, estimate(info), f); v > 0 {
 		return v
 	}
 	if p.prm.LateSLO == LateBE {
-		return beValue
+		return p.beKillCost(k, ran)
 	}
 	return 0
+}
+
+// beBase is the value of a best-effort job of k tasks completing at once, and the initial value
+// of its preemption cost: 1, or 1 per task with be_value=node.
+func (p *Policy) beBase(k int) float64 {
+	if p.prm.BEValue == BEPerNode {
+		return beValue * float64(k)
+	}
+	return beValue
+}
+
+// beKillCost is c(t) of a best-effort job of k tasks that has run for ran: its initial value,
+// plus be_kill_growth per node-hour of work done.
+func (p *Policy) beKillCost(k int, ran traces.Time) float64 {
+	c := p.beBase(k)
+	if g := p.prm.BEKillGrowth; g > 0 && ran > 0 {
+		c += g * float64(k) * traces.Seconds(ran) / 3600
+	}
+	return c
 }
 
 // window is the plan-ahead span the best-effort decay is measured against.
@@ -409,7 +428,7 @@ func (p *Policy) options(c *cycle, j *pending) *strl.Max {
 						v -= p.tieBreak(done - c0)
 					}
 				} else {
-					v = beValue * p.beWorth(done-c0)
+					v = p.beBase(j.k) * p.beWorth(done-c0)
 				}
 				if v <= 0 {
 					continue

@@ -317,13 +317,15 @@ func TestDumpModels(t *testing.T) {
 func TestParams(t *testing.T) {
 	p, err := ParseParams(map[string]any{"flags": "pu", "backoff": "incby1", "mode": "greedy", "plan_ahead_s": "30",
 		"quantum_s": 10, "time_limit_s": 2.5, "max_nodes": 1000, "warm_start": "true", "slo_value": 500,
-		"epsilon": 0.1, "o_decay": 2, "late_slo": "drop", "max_pending": 50, "dump_problems": false, "be_plan_ahead": "false"})
+		"epsilon": 0.1, "o_decay": 2, "late_slo": "drop", "max_pending": 50, "dump_problems": false, "be_plan_ahead": "false",
+		"be_value": "node", "be_kill_growth": 2.5})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if p.Flags() != "p+u" || p.Backoff != BackoffIncBy1 || p.Mode != ModeGreedy || p.PlanAhead != 30*sec || p.Quantum != 10*sec ||
 		p.TimeLimit.Seconds() != 2.5 || p.MaxNodes != 1000 || !p.WarmStart || p.SLOValue != 500 || p.Epsilon != 0.1 ||
-		p.OverDecay != 2 || p.LateSLO != LateDrop || p.MaxPending != 50 || p.DumpProblems || p.BEPlanAhead {
+		p.OverDecay != 2 || p.LateSLO != LateDrop || p.MaxPending != 50 || p.DumpProblems || p.BEPlanAhead ||
+		p.BEValue != BEPerNode || p.BEKillGrowth != 2.5 {
 		t.Errorf("parsed %+v", p)
 	}
 	for flags, want := range map[string]string{"base": "base", "": "base", "p": "p", "p+u+o": "p+u+o", "po": "p+o", "uo": "u+o"} {
@@ -335,12 +337,13 @@ func TestParams(t *testing.T) {
 		{"flags": "pq"}, {"backoff": "fast"}, {"mode": "both"}, {"quantum_s": 0}, {"plan_ahead_s": -1},
 		{"max_nodes": 1.5}, {"warm_start": "maybe"}, {"slo_value": 0.5}, {"epsilon": 1}, {"late_slo": "keep"}, {"nope": 1},
 		{"max_milp_vars": 0}, {"max_milp_rows": 2.5}, {"max_milp_nonzeros": "many"},
+		{"be_value": "task"}, {"be_kill_growth": -1},
 	} {
 		if _, err := ParseParams(bad); err == nil || !strings.Contains(err.Error(), "policy.params.") {
 			t.Errorf("%v: got %v, want an error naming the key", bad, err)
 		}
 	}
-	if len(Keys()) != 18 {
+	if len(Keys()) != 20 {
 		t.Errorf("%d documented keys", len(Keys()))
 	}
 }

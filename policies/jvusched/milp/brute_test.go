@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"path/filepath"
 	"testing"
 
 	"github.com/schedlab/schedlab/policies/jvusched/strl"
@@ -417,5 +418,25 @@ func TestBruteForce(t *testing.T) {
 	}
 	if nontrivial < cases/3 {
 		t.Errorf("only %d of %d cases have a positive optimum: the generator is too weak", nontrivial, cases)
+	}
+}
+
+// TestBruteForceGolden solves the golden problems both ways, among them the jvusched
+// problems of each best-effort cost model (becost-*.problem, written by jvusched's
+// TestBECostVariants): the MILP optimum equals the brute-force optimum.
+func TestBruteForceGolden(t *testing.T) {
+	files, err := filepath.Glob("testdata/becost-*.problem")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no becost problems: %v", err)
+	}
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			p := readProblem(t, f)
+			want := bruteForce(t, p)
+			_, res := solve(t, p)
+			if math.Abs(res.Objective-want) > 1e-6*math.Max(1, math.Abs(want)) {
+				t.Fatalf("MILP optimum %v, brute force %v", res.Objective, want)
+			}
+		})
 	}
 }

@@ -583,14 +583,16 @@ func (c *compiler) leaf(node int, e strl.Expr, set strl.Set, k int, linear bool,
 	if linear || (len(parts) > 1 && total != k) {
 		vars, rows, nz = len(parts), 1, len(parts)+1
 	}
+	sign := 1.0
+	if kill {
+		// A kill's usage terms become nonzeros only in supply rows some allocation also uses:
+		// they are counted when supply adds those rows, not here.
+		sign, usage = -1, 0
+	}
 	if err := c.grow(vars, rows, nz+usage); err != nil {
 		return nil, err
 	}
 	c.usageNZ += usage
-	sign := 1.0
-	if kill {
-		sign = -1
-	}
 	if !linear && (len(parts) == 1 || total == k) {
 		// No choice between partitions: the counts are fixed multiples of I.
 		for i := range parts {
@@ -645,16 +647,18 @@ func (c *compiler) busy(m int) int {
 func (c *compiler) supply() error {
 	for x := range c.usage {
 		for t, ts := range c.usage[x] {
-			c.usageNZ -= len(ts) // from here on counted by the model, if the row is added
-			pos := false
+			pos, neg := 0, 0 // allocation terms (counted in usageNZ) and kill terms
 			for _, u := range ts {
 				if u.c > 0 {
-					pos = true
-					break
+					pos++
+				} else {
+					neg++
 				}
 			}
-			if pos {
-				if err := c.grow(0, 1, 0); err != nil { // its nonzeros are counted in usageNZ
+			c.usageNZ -= pos // from here on counted by the model, if the row is added
+			if pos > 0 {
+				// Its allocation terms were counted in usageNZ; its kill terms count now.
+				if err := c.grow(0, 1, pos+neg); err != nil {
 					return err
 				}
 				c.addRow(-solver.Inf, float64(c.prog.Avail[x][t]), ts, c.name("s", x, t))

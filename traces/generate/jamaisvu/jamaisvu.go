@@ -199,7 +199,7 @@ func Keys() []generate.Key {
 		{Name: "node_mem_gb", Default: d.NodeMemGB, Doc: "memory per node, GB"},
 		{Name: "load", Default: d.Load, Doc: "offered load: arrivals are spread so the jobs' work Σ tasks × runtime = load × nodes × last submission"},
 		{Name: "mean_interarrival_s", Default: d.MeanInterarrivalS, Doc: "when > 0, the mean arrival gap in seconds instead of load"},
-		{Name: "horizon_s", Default: d.HorizonS, Doc: "when > 0, fixed-horizon design: Poisson arrivals over [0, horizon_s] at rate load × nodes / expected work per job (jobs unused); pair with engine.horizon_s"},
+		{Name: "horizon_s", Default: d.HorizonS, Doc: "when > 0, fixed-horizon design: Poisson arrivals over [0, horizon_s] at rate load × nodes / expected work per job (jobs unused); engine.horizon_s follows it when unset and may not be smaller"},
 		{Name: "long_jobs", Default: d.LongJobs, Doc: "with horizon_s, runtimes beyond it: keep, cap (at horizon_s) or fit (classes fitted to trace jobs ≤ horizon_s)"},
 	}
 }
