@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
 	"testing"
 
 	"github.com/schedlab/schedlab/replay"
@@ -19,21 +18,11 @@ import (
 // fractions of one machine; read with workload.machines: 40 and workload.pooled: true). They
 // are written from the scenarios built here; `go test ./policies/bpf -update` rewrites them.
 
-// writeBoPFJobs writes jobs in the BoPF jobs_input format.
+// writeBoPFJobs writes jobs in the BoPF jobs_input format, dagId = the job's index.
 func writeBoPFJobs(w io.Writer, jobs []traces.Job) error {
-	f := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
-	for i, j := range jobs {
-		fmt.Fprintf(w, "# %d: %s\n%d %d %s %s\n", i, j.Name, len(j.Stages), i, f(traces.Seconds(j.Submit)), j.Queue)
-		var edges [][2]string
-		for _, s := range j.Stages {
-			fmt.Fprintf(w, "%s %s %s %s %d\n", s.Name, f(traces.Seconds(s.Duration)), f(s.Demand.Float(0)), f(s.Demand.Float(1)), s.Tasks)
-			for _, p := range s.Parents {
-				edges = append(edges, [2]string{j.Stages[p].Name, s.Name})
-			}
-		}
-		fmt.Fprintf(w, "%d\n", len(edges))
-		for _, e := range edges {
-			fmt.Fprintf(w, "%s %s ata\n", e[0], e[1])
+	for i := range jobs {
+		if err := tpcdag.WriteJob(w, int64(i), jobs[i].Name, &jobs[i]); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -12,7 +12,6 @@ import (
 	"math"
 	"os"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -156,20 +155,8 @@ func scenario(t testing.TB) []traces.Job {
 
 // write renders jobs in the Carbyne/BoPF format tpcdag reads, dagId = the job's dumpjob id.
 func write(w io.Writer, jobs []traces.Job) {
-	f := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
-	for _, j := range jobs {
-		fmt.Fprintf(w, "# %d: BIG_BENCH %s\n%d %d %s %s\n", j.ID, j.Name, len(j.Stages), j.ID, f(traces.Seconds(j.Submit)), j.Queue)
-		var edges [][2]string
-		for _, s := range j.Stages {
-			fmt.Fprintf(w, "%s %s %s %s %d\n", s.Name, f(traces.Seconds(s.Duration)), f(s.Demand.Float(0)), f(s.Demand.Float(1)), s.Tasks)
-			for _, p := range s.Parents {
-				edges = append(edges, [2]string{j.Stages[p].Name, s.Name})
-			}
-		}
-		fmt.Fprintf(w, "%d\n", len(edges))
-		for _, e := range edges {
-			fmt.Fprintf(w, "%s %s ata\n", e[0], e[1])
-		}
+	for i := range jobs {
+		tpcdag.WriteJob(w, jobs[i].ID, "BIG_BENCH "+jobs[i].Name, &jobs[i])
 	}
 }
 
