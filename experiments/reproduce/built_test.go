@@ -95,14 +95,7 @@ func builtSpec(t *testing.T, out string, spec *experiments.Spec) *SpecReport {
 		if fs.Kind != experiments.KindTable {
 			f.SVG, _ = os.ReadFile(filepath.Join(out, filepath.FromSlash(f.Files[0]))) // checkEvaluated reports a missing file
 		}
-		if fs.Reference != nil {
-			for j := range fs.Reference.Numbers {
-				f.Numbers = append(f.Numbers, d.number(fs, &fs.Reference.Numbers[j]))
-			}
-		}
-		for j := range fs.Claims {
-			f.Claims = append(f.Claims, d.checkClaim(fs, &fs.Claims[j]))
-		}
+		d.judge(fs, &f)
 		sr.Figures = append(sr.Figures, f)
 	}
 	sr.Sensitivity = d.sensitivity(all)

@@ -410,14 +410,7 @@ func reproduceSpec(ctx context.Context, spec *experiments.Spec, o Options) (*Spe
 			}
 			f.Files = relAll(o.Out, paths)
 		}
-		if fs.Reference != nil {
-			for j := range fs.Reference.Numbers {
-				f.Numbers = append(f.Numbers, d.number(fs, &fs.Reference.Numbers[j]))
-			}
-		}
-		for j := range fs.Claims {
-			f.Claims = append(f.Claims, d.checkClaim(fs, &fs.Claims[j]))
-		}
+		d.judge(fs, &f)
 		sr.Figures = append(sr.Figures, f)
 	}
 	sr.Sensitivity = d.sensitivity(all)
@@ -563,4 +556,16 @@ func claimReasons(c ClaimResult) []string {
 		out = append(out, "Note: "+c.Note)
 	}
 	return out
+}
+
+// judge evaluates figure fs's reference numbers and claims into f.
+func (d *data) judge(fs *experiments.Figure, f *Figure) {
+	if fs.Reference != nil {
+		for j := range fs.Reference.Numbers {
+			f.Numbers = append(f.Numbers, d.number(fs, &fs.Reference.Numbers[j]))
+		}
+	}
+	for j := range fs.Claims {
+		f.Claims = append(f.Claims, d.checkClaim(fs, &fs.Claims[j]))
+	}
 }
