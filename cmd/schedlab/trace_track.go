@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 
 	"github.com/spf13/cobra"
 
@@ -65,8 +67,11 @@ used.`,
 				100*c.TotalMeanAbs[0], 100*c.TotalMaxAbs[0], 100*c.TotalMeanAbs[1], 100*c.TotalMaxAbs[1], len(c.Trace.T), binS)
 			if figure != "" {
 				f := c.Figure("trace-track", "The trace and its replay under the trace policy")
+				if err := os.MkdirAll(filepath.Dir(figure), 0o755); err != nil {
+					return fmt.Errorf("--figure: %w", err)
+				}
 				if err := f.Render(figure); err != nil {
-					return err
+					return fmt.Errorf("--figure %s: %w", figure, err)
 				}
 				fmt.Fprintf(out, "wrote %s\n", figure)
 			}

@@ -29,7 +29,7 @@ func TestTraceTrack(t *testing.T) {
 	if out, _, _ := runCLI(t, "trace", "stats", plain); strings.Contains(out, "placements") {
 		t.Errorf("trace stats of a workload without placements:\n%s", out)
 	}
-	fig := filepath.Join(dir, "track.svg")
+	fig := filepath.Join(dir, "figures", "track.svg") // a directory --figure creates
 	out, stderr, code := runCLI(t, "trace", "track", w, "--bin-s", "60", "--figure", fig)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
