@@ -10,6 +10,12 @@ import (
 // negative and consistent with running tasks and draining preemptions, the clock never behind an
 // event, and per-job counters consistent with per-task states (a task runs at most once at a
 // time). It costs O(machines + tasks) and runs only under the invariants build tag.
+//
+// go:norace: the check only reads state the engine's own goroutine owns, and under -race each
+// of its O(tasks) reads per instant went through the race runtime (three quarters of the CPU of
+// an engine-heavy test); the engine's own accesses to the same state stay instrumented.
+//
+//go:norace
 func (e *Engine) checkInvariants() error {
 	held := make([]traces.Vec, len(e.mach))
 	// Finished tasks in their release hold (holding.go) still count in their job's allocation.
@@ -80,6 +86,9 @@ func (e *Engine) checkInvariants() error {
 
 // checkPlacement recounts where a constrained job's running tasks are and compares with the
 // tallies the engine keeps; a hard-constrained job must be wholly on preferred resources.
+// Not race-instrumented, as checkInvariants.
+//
+//go:norace
 func (e *Engine) checkPlacement(ji int, jr *jobRT) error {
 	var off int32
 	racks := map[int32]int32{}

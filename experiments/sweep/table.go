@@ -1,8 +1,8 @@
 package sweep
 
 import (
-	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -18,10 +18,10 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/compress"
-	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
 	"github.com/schedlab/schedlab/experiments"
+	"github.com/schedlab/schedlab/internal/pqfile"
 )
 
 // CellsFile is the name of the gathered results inside a sweep's output directory.
@@ -259,30 +259,21 @@ func (t *Table) Write(w io.Writer) error {
 
 // ReadTable reads a cells.parquet file.
 func ReadTable(path string) (*Table, error) {
-	f, err := os.Open(path)
+	pf, err := pqfile.Open(path, pqarrow.ArrowReadProperties{})
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	pf, err := file.NewParquetReader(f)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
 	defer pf.Close()
-	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{}, memory.NewGoAllocator())
+	tbl, err := pf.Table()
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	tbl, err := fr.ReadTable(context.Background())
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, err
 	}
 	defer tbl.Release()
 	sc := tbl.Schema()
 	t := &Table{}
-	full, err := fr.Schema()
+	full, err := pf.Schema()
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, err
 	}
 	md := full.Metadata()
 	if i := md.FindKey(metaAxes); i >= 0 {
@@ -305,16 +296,13 @@ func ReadTable(path string) (*Table, error) {
 		t.Rows[i].Metrics = map[string]float64{}
 	}
 	col := func(name string) (arrow.Array, error) {
-		idx := sc.FieldIndices(name)
-		if len(idx) != 1 {
+		a, err := pqfile.Column(tbl, name)
+		if errors.Is(err, pqfile.ErrNoColumn) {
 			return nil, fmt.Errorf("%s: column %q missing", path, name)
 		}
-		ch := tbl.Column(idx[0]).Data()
-		if len(ch.Chunks()) != 1 {
-			return array.Concatenate(ch.Chunks(), memory.NewGoAllocator())
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
 		}
-		a := ch.Chunk(0)
-		a.Retain()
 		return a, nil
 	}
 	for _, fd := range sc.Fields() {

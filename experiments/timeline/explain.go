@@ -2,7 +2,6 @@ package timeline
 
 import (
 	"cmp"
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -13,9 +12,8 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/memory"
-	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
+	"github.com/schedlab/schedlab/internal/pqfile"
 	"github.com/schedlab/schedlab/traces"
 )
 
@@ -217,26 +215,17 @@ func topReason(rs map[string]int) string {
 
 // findJob reads job id's line of jobs.parquet.
 func findJob(path string, id int64) (*jobLine, error) {
-	f, err := os.Open(path)
+	tbl, err := pqfile.ReadTable(path)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	tbl, err := pqarrow.ReadTable(context.Background(), f, nil, pqarrow.ArrowReadProperties{}, memory.NewGoAllocator())
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
 	defer tbl.Release()
 	col := func(name string) (arrow.Array, error) {
-		idx := tbl.Schema().FieldIndices(name)
-		if len(idx) != 1 || tbl.Column(idx[0]).Len() != int(tbl.NumRows()) {
+		a, err := pqfile.Column(tbl, name)
+		if err != nil {
 			return nil, fmt.Errorf("%s: no column %s (not a run's jobs.parquet)", path, name)
 		}
-		ch := tbl.Column(idx[0]).Data().Chunks()
-		if len(ch) == 0 {
-			return array.NewNull(0), nil
-		}
-		return array.Concatenate(ch, memory.NewGoAllocator())
+		return a, nil
 	}
 	names := []string{"index", "job_id", "queue", "class", "submit_s", "start_s", "finish_s", "completed", "tasks"}
 	cols := make([]arrow.Array, len(names))

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 
@@ -17,9 +16,9 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/compress"
-	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
+	"github.com/schedlab/schedlab/internal/pqfile"
 	"github.com/schedlab/schedlab/internal/safefs"
 	"github.com/schedlab/schedlab/traces"
 )
@@ -213,25 +212,16 @@ func Scan(path string, start func(Meta) error, fn func(*Row) error) error {
 }
 
 func scan(path string, start func(Meta) error, fn func(*Row) error) error {
-	f, err := os.Open(path)
+	pf, err := pqfile.Open(path, pqarrow.ArrowReadProperties{BatchSize: 4096})
 	if err != nil {
 		return err
 	}
-	defer f.Close()
-	pf, err := file.NewParquetReader(f)
-	if err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
 	defer pf.Close()
-	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: 4096}, memory.NewGoAllocator())
+	sc, err := pf.Schema()
 	if err != nil {
-		return fmt.Errorf("%s: %w", path, err)
+		return err
 	}
-	sc, err := fr.Schema()
-	if err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	kv := pf.MetaData().KeyValueMetadata()
+	kv := pf.Parquet.MetaData().KeyValueMetadata()
 	md := arrow.NewMetadata(kv.Keys(), kv.Values())
 	meta, err := readMeta(md)
 	if err != nil {
@@ -245,7 +235,7 @@ func scan(path string, start func(Meta) error, fn func(*Row) error) error {
 			return err
 		}
 	}
-	rr, err := fr.GetRecordReader(context.Background(), nil, nil)
+	rr, err := pf.Arrow.GetRecordReader(context.Background(), nil, nil)
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
