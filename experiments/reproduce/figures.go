@@ -1,7 +1,6 @@
 package reproduce
 
 import (
-	"context"
 	"fmt"
 	"maps"
 	"math"
@@ -14,12 +13,11 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/memory"
-	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
 	"github.com/schedlab/schedlab/experiments"
 	"github.com/schedlab/schedlab/experiments/sweep"
+	"github.com/schedlab/schedlab/internal/pqfile"
 	"github.com/schedlab/schedlab/report"
 	"github.com/schedlab/schedlab/report/stats"
 )
@@ -170,23 +168,14 @@ func (d *data) tableColumn(key, name, col string) ([]float64, error) {
 
 // readChunks reads one column of a Parquet file.
 func readChunks(path, col string) (*arrow.Chunked, error) {
-	f, err := os.Open(path)
+	pf, err := pqfile.Open(path, pqarrow.ArrowReadProperties{})
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	pf, err := file.NewParquetReader(f)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
 	defer pf.Close()
-	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{}, memory.NewGoAllocator())
+	sc, err := pf.Schema()
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	sc, err := fr.Schema()
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, err
 	}
 	idx := sc.FieldIndices(col)
 	if len(idx) != 1 {
@@ -196,15 +185,7 @@ func readChunks(path, col string) (*arrow.Chunked, error) {
 		}
 		return nil, fmt.Errorf("%w: %s: no column %q (columns: %s)", experiments.ErrConfig, path, col, strings.Join(names, ", "))
 	}
-	cr, err := fr.GetColumn(context.Background(), idx[0])
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	chunked, err := cr.NextBatch(pf.NumRows())
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return chunked, nil
+	return pf.ColumnChunks(idx[0])
 }
 
 // readStrings reads a string column of a Parquet file (a null reads as "null").
