@@ -578,6 +578,9 @@ func (e *Engine) finish(ev *event) error {
 		e.taskFinished(ev)
 	}
 	st.status[ev.task] = taskDone
+	if invariants {
+		e.acct.finished(ev.job, ev.stage, ev.task)
+	}
 	st.running--
 	st.finished++
 	jr.running--

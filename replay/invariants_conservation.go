@@ -49,6 +49,12 @@ func (c *conservation) preempted(job, stage, task int32, now traces.Time, d trac
 	delete(c.ends, k)
 }
 
+// finished forgets a task attempt that ran to its finish event: the account keeps only running
+// attempts (a preemption needs the end it replaces), so it stays O(running tasks).
+func (c *conservation) finished(job, stage, task int32) {
+	delete(c.ends, [3]int32{job, stage, task})
+}
+
 // checkConservation compares held and committed resource-seconds once a run has completed
 // (nothing left to happen); a run stopped at its horizon is not checked, nor one with the YARN
 // mechanics on (yarn.go) or a changing cluster (cluster.go): heartbeat waits, slow-start input
