@@ -79,10 +79,13 @@ demo: build highs
 # process use the bin/schedlab just built ($$SCHEDLAB_TEST_BIN, internal/testbin) instead of
 # compiling their own; and wazero's compiled HiGHS, cached per wazero version, is cached under
 # "dev" for test binaries, so one solver test fills that cache before the packages that would
-# each compile HiGHS under -race (about 20 s of two cores each) start side by side.
+# each compile HiGHS under -race (about 20 s of two cores each) start side by side. go vet takes
+# the test phase's flags (-race -tags invariants): with the default flags it compiled every
+# dependency a second time, in a configuration nothing else uses (`make verify` vets the default
+# build).
 test: setup
-	@echo "==> test: go vet"
-	$(GO) vet $(PKGS)
+	@echo "==> test: go vet (with the test phase's build flags, so it compiles what the tests reuse)"
+	$(GO) vet -race -tags invariants $(PKGS)
 	@echo "==> test: HiGHS compiled once for the race-built test binaries (wazero's cache)"
 	$(GO) test -race -tags invariants -count 1 -run '^TestCheck$$' ./policies/solver
 	@echo "==> test: go test -race -tags invariants (a line per package as it finishes; a status line each minute)"
