@@ -14,7 +14,7 @@ var jvSchedFigures = []string{"jv-fig9", "jv-fig10", "jv-fig14", "jv-fig15", "jv
 
 // TestReproduceJVSched reproduces JamaisVu's Figs. 9, 10, 14, 15 and 16 at the quick label, as
 // CI does, from the repository root (the specs' trace paths are relative to it): fixed-horizon
-// workloads (H of 5-15 min) fitted to the committed Google slice, JVuPredict warmed on it. Every claim and
+// workloads (H of 75 s to 7.5 min) fitted to the committed Google slice, JVuPredict warmed on it. Every claim and
 // reference number must be evaluated (held or not: two seeds of 100 jobs decide little), every
 // figure drawn, and the per-MILP and per-prediction records present. The schedlab binary runs
 // the reproductions (builtReport): their time is HiGHS's, and the policy's code is tested under
