@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"slices"
 
+	"github.com/schedlab/schedlab/policies"
 	"github.com/schedlab/schedlab/traces"
 )
 
@@ -503,9 +504,12 @@ func (e *Engine) kill(t runningRef) {
 	jr := &e.jobs[t.job]
 	st := &jr.stages[t.stage]
 	m := st.machine[t.task]
+	lost := e.now - st.started[t.task]
+	if e.rec != nil {
+		e.recEnd(t.job, t.stage, t.task, AttemptKilled, lost, policies.Reason{})
+	}
 	st.status[t.task] = taskPending
 	st.attempt[t.task]++ // its finish event becomes stale
-	lost := e.now - st.started[t.task]
 	if st.slowed != nil && st.slowed[t.task] {
 		st.slowed[t.task] = false
 	}
