@@ -114,9 +114,8 @@ func randomCombo(i int) comboCase {
 		cfg.TraceEvictions = true
 	}
 	// Decision time only without capacity the engine changes between a call and its plan's landing
-	// (initial holds, machine events, failures, AM placement, evictions): such a plan can land
-	// over-committed or preempt a killed task, and the run fails (a known gap: decision.go drops
-	// only preemptions of tasks that finished in between).
+	// (initial holds, machine events, failures, AM placement, evictions): the engine refuses those
+	// combinations (combos.go, scenario combo_decision_hold).
 	capChanges := len(w.Initial) > 0 || loses || cfg.Yarn.AM || cfg.TraceEvictions
 	if !capChanges && on("decision") {
 		cfg.DecisionTime = constDecision(traces.FromSeconds(0.5))

@@ -29,3 +29,30 @@ func (e *Engine) checkAMCluster() error {
 	}
 	return nil
 }
+
+// checkDecisionCluster refuses decision time (Config.DecisionTime) with mechanisms that take
+// capacity or kill tasks while a plan is in flight: initial holds, machine events, the failure
+// model, trace evictions and AM containers. decision.go relies on nothing but the plan taking
+// capacity between a call and its plan's landing; with these the plan can land over-committed
+// or preempt a killed task, ending the run mid-way with an invalid-plan error.
+func (e *Engine) checkDecisionCluster() error {
+	if e.cfg.DecisionTime == nil {
+		return nil
+	}
+	var what string
+	switch {
+	case e.y != nil && e.y.am != nil:
+		what = "application masters (engine.am)"
+	case e.cl == nil:
+		return nil
+	case len(e.cl.holds) > 0:
+		what = "initial holds (engine.initial_state)"
+	case len(e.cl.events) > 0:
+		what = "the workload's machine events (engine.cluster_events)"
+	case e.cl.fail.MTTF > 0:
+		what = "the failure model (engine.failures_mttf_s)"
+	default:
+		what = "trace evictions (engine.trace_evictions)"
+	}
+	return fmt.Errorf("replay: decision time (engine.decision_time) with %s is not modelled: capacity taken while a plan is in flight would make it land invalid; turn one of them off", what)
+}
