@@ -191,7 +191,7 @@ func TestRandomCombinations(t *testing.T) {
 	if testing.Short() {
 		cases = 60
 	}
-	ran := 0
+	ran, killed, preempted := 0, 0, 0
 	for i := range cases {
 		c := randomCombo(i)
 		if err := c.w.Validate(); err != nil {
@@ -221,6 +221,8 @@ func TestRandomCombinations(t *testing.T) {
 		for _, j := range res.Jobs {
 			preempts += int64(j.Preemptions)
 		}
+		killed += l.outcomes[AttemptKilled]
+		preempted += l.outcomes[AttemptPreempted]
 		if int64(l.outcomes[AttemptKilled]) != kills || int64(l.outcomes[AttemptPreempted]) != preempts {
 			t.Errorf("%s: recorded %d killed and %d preempted attempts, the run counted %d kills and %d preemptions",
 				where, l.outcomes[AttemptKilled], l.outcomes[AttemptPreempted], kills, preempts)
@@ -232,6 +234,10 @@ func TestRandomCombinations(t *testing.T) {
 				}
 			}
 		}
+	}
+	t.Logf("%d of %d cases ran: %d attempts killed, %d preempted", ran, cases, killed, preempted)
+	if killed == 0 || preempted == 0 {
+		t.Errorf("no case killed or preempted a task: the combinations are not exercised")
 	}
 	if ran < cases*9/10 {
 		t.Errorf("only %d of %d cases ran", ran, cases)
