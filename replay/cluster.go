@@ -213,8 +213,12 @@ func (e *Engine) workLeft() bool { return e.nActive > 0 || e.nextArr < len(e.job
 
 // busy reports whether a task runs or a job is still to arrive. The failure model draws new
 // failures only then: a run whose pending work nothing will start ends instead of failing and
-// repairing machines forever.
-func (e *Engine) busy() bool { return !e.m.alloc.IsZero() || e.nextArr < len(e.jobs) }
+// repairing machines forever. Once every job has completed it is false: release holds ending
+// after the last completion stay in the meter's allocation (freeTask, trailing) and would
+// otherwise keep the failure model going forever.
+func (e *Engine) busy() bool {
+	return (!e.m.alloc.IsZero() && !e.trailing()) || e.nextArr < len(e.jobs)
+}
 
 func (c *clusterRT) queueNext(e *Engine) {
 	if c.next < len(c.tl) && !c.queued {
