@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"slices"
 
+	"github.com/schedlab/schedlab/policies"
 	"github.com/schedlab/schedlab/traces"
 )
 
@@ -212,8 +213,12 @@ func (e *Engine) workLeft() bool { return e.nActive > 0 || e.nextArr < len(e.job
 
 // busy reports whether a task runs or a job is still to arrive. The failure model draws new
 // failures only then: a run whose pending work nothing will start ends instead of failing and
-// repairing machines forever.
-func (e *Engine) busy() bool { return !e.m.alloc.IsZero() || e.nextArr < len(e.jobs) }
+// repairing machines forever. Once every job has completed it is false: release holds ending
+// after the last completion stay in the meter's allocation (freeTask, trailing) and would
+// otherwise keep the failure model going forever.
+func (e *Engine) busy() bool {
+	return (!e.m.alloc.IsZero() && !e.trailing()) || e.nextArr < len(e.jobs)
+}
 
 func (c *clusterRT) queueNext(e *Engine) {
 	if c.next < len(c.tl) && !c.queued {
@@ -503,9 +508,12 @@ func (e *Engine) kill(t runningRef) {
 	jr := &e.jobs[t.job]
 	st := &jr.stages[t.stage]
 	m := st.machine[t.task]
+	lost := e.now - st.started[t.task]
+	if e.rec != nil {
+		e.recEnd(t.job, t.stage, t.task, AttemptKilled, lost, policies.Reason{})
+	}
 	st.status[t.task] = taskPending
 	st.attempt[t.task]++ // its finish event becomes stale
-	lost := e.now - st.started[t.task]
 	if st.slowed != nil && st.slowed[t.task] {
 		st.slowed[t.task] = false
 	}

@@ -340,6 +340,9 @@ func New(w *traces.Workload, p policies.Policy, cfg Config) (*Engine, error) {
 	if err := e.initYarn(); err != nil {
 		return nil, err
 	}
+	if err := e.checkDecisionCluster(); err != nil {
+		return nil, err
+	}
 	if cfg.Recorder != nil {
 		e.rec = newRecording(cfg.Recorder)
 	}

@@ -57,9 +57,15 @@ func (c *conservation) finished(job, stage, task int32) {
 
 // checkConservation compares held and committed resource-seconds once a run has completed
 // (nothing left to happen); a run stopped at its horizon is not checked, nor one with the YARN
-// mechanics on (yarn.go) or a changing cluster (cluster.go): heartbeat waits, slow-start input
-// waits, AM containers, initial holds, capacity changes and killed tasks hold resources this
-// account does not model yet (cluster.go's own invariants check its capacity accounting).
+// mechanics on (yarn.go) or a changing cluster (cluster.go). Why not there: the account commits a
+// task's hold when it starts (start → finish event, + release hold), but with heartbeats a
+// container is held from the plan to its launch and from its finish to the next heartbeat
+// (yarn.go's begin/seen), slow-start consumers hold while their input completes, AM containers
+// never pass through pushFinish, initial holds take capacity outside any task, a kill frees a
+// task before its committed end, and a removed or shrunk machine's preempted tasks drain into
+// releases owed (settleDeficit) that free nothing while ∫ (capacity − free) keeps counting them.
+// Each needs its own commit/retract hook; until then cluster.go's capacity invariant (free +
+// held = capacity after every instant) and the recorded attempts (combo_test.go) check them.
 func (e *Engine) checkConservation() error {
 	if e.heap.Len() > 0 || e.nextArr < len(e.jobs) || e.y != nil || e.cl != nil {
 		return nil

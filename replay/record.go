@@ -116,7 +116,10 @@ func (e *Engine) recStart(job, stage, task int32, i int) {
 	if st.rec.why == nil {
 		st.rec.why = make([]policies.Reason, st.src.Tasks)
 	}
-	st.rec.why[task] = e.plan.StartReason(i)
+	st.rec.why[task] = policies.Reason{} // i < 0: the engine started it (a reservation fulfilled)
+	if i >= 0 {
+		st.rec.why[task] = e.plan.StartReason(i)
+	}
 	e.rec.nRun++
 	e.rec.pending--
 	if e.rec.starts != nil {
@@ -147,7 +150,7 @@ func (e *Engine) recEnd(job, stage, task int32, out AttemptOutcome, lost traces.
 		if r.why != nil {
 			a.Why = r.why[task]
 		}
-		if out == AttemptPreempted {
+		if out == AttemptPreempted || out == AttemptKilled {
 			if r.ready == nil {
 				r.ready = make([]traces.Time, st.src.Tasks)
 				r.requeued = make([]bool, st.src.Tasks)
@@ -156,7 +159,7 @@ func (e *Engine) recEnd(job, stage, task int32, out AttemptOutcome, lost traces.
 		}
 	}
 	e.rec.nRun--
-	if out == AttemptPreempted {
+	if out == AttemptPreempted || out == AttemptKilled {
 		e.rec.pending++
 	}
 	e.rec.r.Attempt(a)

@@ -103,6 +103,9 @@ func (s *scripted) Schedule(v policies.View, p *policies.Plan) error {
 	return nil
 }
 
+// scenarioRecorder, when set, records every scenario's attempts (combo_test.go).
+var scenarioRecorder Recorder
+
 func runScenario(file string) (string, error) {
 	f, err := os.Open(file)
 	if err != nil {
@@ -268,6 +271,7 @@ func runScenario(file string) (string, error) {
 		return "", err
 	}
 	cfg.Log = func(l LogEntry) { fmt.Fprintln(&out, l) }
+	cfg.Recorder = scenarioRecorder
 	e, err := New(w, pol, cfg)
 	if err != nil {
 		fmt.Fprintf(&out, "error: %v\n", err)

@@ -90,6 +90,9 @@ func (e *Engine) initYarn() error {
 		e.y.hb = newHeartbeats(e, c.Heartbeat, c.ContainersPerHeartbeat)
 	}
 	if c.AM {
+		if err := e.checkAMCluster(); err != nil {
+			return err
+		}
 		am, err := newAMRT(e, c)
 		if err != nil {
 			return err
