@@ -82,14 +82,16 @@ demo: build highs
 # each compile HiGHS under -race (about 20 s of two cores each) start side by side. go vet takes
 # the test phase's flags (-race -tags invariants): with the default flags it compiled every
 # dependency a second time, in a configuration nothing else uses (`make verify` vets the default
-# build).
+# build). The test binaries are linked without DWARF (-ldflags=-w: stack traces and race reports
+# use the pcln table, not DWARF), which cuts the link of a large race-built test binary from
+# 8.6 s to 3.3 s (experiments' tests), for each of the ~60 packages.
 test: setup
 	@echo "==> test: go vet (with the test phase's build flags, so it compiles what the tests reuse)"
 	$(GO) vet -race -tags invariants $(PKGS)
 	@echo "==> test: HiGHS compiled once for the race-built test binaries (wazero's cache)"
-	$(GO) test -race -tags invariants -count 1 -run '^TestCheck$$' ./policies/solver
+	$(GO) test -race -tags invariants -ldflags=-w -count 1 -run '^TestCheck$$' ./policies/solver
 	@echo "==> test: go test -race -tags invariants (a line per package as it finishes; a status line each minute)"
-	bash -o pipefail -c 'SCHEDLAB_TEST_BIN=$(CURDIR)/$(BIN) $(GO) test -race -tags invariants -timeout 20m -json $(PKGS) | $(GO) run ./internal/testprogress'
+	bash -o pipefail -c 'SCHEDLAB_TEST_BIN=$(CURDIR)/$(BIN) $(GO) test -race -tags invariants -ldflags=-w -timeout 20m -json $(PKGS) | $(GO) run ./internal/testprogress'
 
 test-short: deps
 	$(GO) test -short $(PKGS)
