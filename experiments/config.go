@@ -541,9 +541,6 @@ func Resolve(v *viper.Viper) (Config, error) {
 	if err := pairJamaisVuHorizon(v, &c); err != nil {
 		return Config{}, err
 	}
-	if err := checkMechanismCombos(&c.Engine); err != nil {
-		return Config{}, err
-	}
 	if c.Workload.Name == "" {
 		return Config{}, configErr("workload.name: empty")
 	}

@@ -1,6 +1,7 @@
 package experiments
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -190,6 +191,9 @@ func runHashed(c Config, w *traces.Workload, hash string, prog *runProgress) (*O
 	e, err := replay.New(w, withWaker(prog.track(engineP), p), ec) // waker.go
 	if err != nil {
 		rec.release()
+		if errors.Is(err, replay.ErrNotModelled) { // a combination of keys: exit 2
+			err = fmt.Errorf("%w: %v", ErrConfig, err)
+		}
 		return nil, err
 	}
 	begin := time.Now()

@@ -1,10 +1,15 @@
 package replay
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/schedlab/schedlab/traces"
 )
+
+// ErrNotModelled wraps New's refusal of mechanisms the engine cannot replay together (a
+// configuration choice the caller can undo by turning one of them off).
+var ErrNotModelled = errors.New("not modelled")
 
 // checkAMCluster refuses application masters (YarnConfig.AM) on a cluster that loses capacity:
 // a machine removal, a resize or the failure model. In YARN the loss of the AM's container fails
@@ -20,11 +25,11 @@ func (e *Engine) checkAMCluster() error {
 		return nil
 	}
 	if c.fail.MTTF > 0 {
-		return fmt.Errorf("replay: application masters (engine.am) with the failure model (engine.failures_mttf_s) are not modelled: a failed machine's AM containers would keep running; turn one of them off")
+		return fmt.Errorf("replay: application masters (engine.am) with the failure model (engine.failures_mttf_s): %w: a failed machine's AM containers would keep running; turn one of them off", ErrNotModelled)
 	}
 	for _, ev := range c.events {
 		if ev.Kind == traces.MachineRemove || ev.Kind == traces.MachineResize {
-			return fmt.Errorf("replay: application masters (engine.am) with the workload's machine %s events are not modelled: an AM container on a removed or shrunk machine would keep running; set engine.cluster_events=false or turn engine.am off", ev.Kind)
+			return fmt.Errorf("replay: application masters (engine.am) with the workload's machine %s events: %w: an AM container on a removed or shrunk machine would keep running; set engine.cluster_events=false or turn engine.am off", ev.Kind, ErrNotModelled)
 		}
 	}
 	return nil
@@ -54,5 +59,5 @@ func (e *Engine) checkDecisionCluster() error {
 	default:
 		what = "trace evictions (engine.trace_evictions)"
 	}
-	return fmt.Errorf("replay: decision time (engine.decision_time) with %s is not modelled: capacity taken while a plan is in flight would make it land invalid; turn one of them off", what)
+	return fmt.Errorf("replay: decision time (engine.decision_time) with %s: %w: capacity taken while a plan is in flight would make it land invalid; turn one of them off", what, ErrNotModelled)
 }

@@ -11,6 +11,7 @@
 package tracecheck
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -160,15 +161,7 @@ func gap(a, b Curve) (mean, most [2]float64) {
 // curve integrates the allocation that steps describe over bins of [start, end); T is in seconds
 // from start.
 func curve(steps []step, start, bin, end traces.Time, capa traces.Vec) Curve {
-	slices.SortStableFunc(steps, func(a, b step) int {
-		switch {
-		case a.t < b.t:
-			return -1
-		case a.t > b.t:
-			return 1
-		}
-		return 0
-	})
+	slices.SortStableFunc(steps, func(a, b step) int { return cmp.Compare(a.t, b.t) })
 	n := int((end - start + bin - 1) / bin)
 	c := Curve{T: make([]float64, n), CPU: make([]float64, n), Mem: make([]float64, n)}
 	var area [2]float64 // allocation × µs in the current bin
