@@ -56,6 +56,12 @@ type Claim struct {
 	// significant), and Reason says why.
 	Verdict claim.Verdict
 	Reason  string
+	// Bounds is the test Value was judged against (claim.Judge); nil for a claim decided by a
+	// condition that is not a single number (an ordering, several comparisons at once).
+	Bounds *claim.Test
+	// Value is the number judged (in the test's unit: percent, percentage points, a ratio),
+	// set with Bounds.
+	Value float64
 }
 
 // Held reports whether the claim held.

@@ -106,5 +106,5 @@ func all(text, paper, oursText, test string, parts ...Claim) Claim {
 
 func judged(text, paper, oursText, test string, t claim.Test, ours float64) Claim {
 	v, why := claim.Judge(t, claim.ExactEstimate(ours, replayMethod))
-	return Claim{Text: text, Paper: paper, Ours: oursText, Test: test, Verdict: v, Reason: why}
+	return Claim{Text: text, Paper: paper, Ours: oursText, Test: test, Verdict: v, Reason: why, Bounds: &t, Value: ours}
 }

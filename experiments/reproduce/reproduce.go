@@ -2,7 +2,8 @@
 // sweep (package sweep), draws its figures and tables with package report, checks the paper's
 // claims against the results, and writes DIR/report.md and DIR/index.html — one self-contained
 // page with every figure inlined, its paper reference, and a paper-vs-ours table in which each
-// claim is marked held or not held with the numbers behind it.
+// claim is marked held or not held with the numbers behind it — and DIR/claims.json, the same
+// verdicts, numbers and tests as data (ClaimsDoc).
 //
 // The JamaisVu predictor reproductions of package jvu (jv-table1, jv-fig12, …) are analyses of
 // the Google 2011 trace, not sweeps; they are targets too (see Target, Resolve and JVuSource)
@@ -315,11 +316,14 @@ func RunTargets(ctx context.Context, targets []Target, o Options) (*Report, erro
 		}
 		rep.Sections = append(rep.Sections, sec)
 	}
-	o.logf("reproduce: writing %s and %s\n", filepath.Join(o.Out, ReportFile), filepath.Join(o.Out, IndexFile))
+	o.logf("reproduce: writing %s, %s and %s\n", filepath.Join(o.Out, ReportFile), filepath.Join(o.Out, IndexFile), filepath.Join(o.Out, ClaimsFile))
 	if err := atomicWrite(filepath.Join(o.Out, ReportFile), func(w io.Writer) error { return rep.WriteMarkdown(w) }); err != nil {
 		return rep, err
 	}
 	if err := atomicWrite(filepath.Join(o.Out, IndexFile), func(w io.Writer) error { return rep.WriteHTML(w) }); err != nil {
+		return rep, err
+	}
+	if err := atomicWrite(filepath.Join(o.Out, ClaimsFile), func(w io.Writer) error { return rep.WriteClaimsJSON(w) }); err != nil {
 		return rep, err
 	}
 	if len(failed) > 0 {
