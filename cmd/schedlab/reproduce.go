@@ -31,11 +31,12 @@ func newReproduceCmd() *cobra.Command {
 		Use:   "reproduce [ID...]",
 		Short: "Run experiment specs' sweeps and the JamaisVu predictor analyses; render figures, tables and a paper-vs-ours report",
 		Long: `Reproduce papers' figures: for each spec, run its sweep (see ` + "`schedlab sweep`" + `), draw its
-figures and tables, and check the paper's claims against the results. Writes DIR/report.md and
+figures and tables, and check the paper's claims against the results. Writes DIR/report.md,
 DIR/index.html (one self-contained page: every figure inline, its paper reference, its
 reference numbers beside ours, and its claims, each with our effect and 95% interval, the
-paper's number where the claim quotes one, the margin or tolerance, and the verdict), and under
-DIR/<spec ID>/ the sweep's cells.parquet and the figures as SVG, PNG and PDF.
+paper's number where the claim quotes one, the margin or tolerance, and the verdict),
+DIR/claims.json (the same verdicts, numbers and tests as data: experiments/reproduce/README.md),
+and under DIR/<spec ID>/ the sweep's cells.parquet and the figures as SVG, PNG and PDF.
 
 Each claim is judged with statistics over seeds: held (significant at α = 0.05 and beyond its
 practical margin), not significant, or not held (see experiments/sweep/README.md). The command

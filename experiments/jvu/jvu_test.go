@@ -304,26 +304,32 @@ func golden(t *testing.T, name, got string) {
 }
 
 // TestReproducePaperFig12 runs the headline reproduction on the whole month when the data is
-// there: the paper's population, and every claim judged against its stated tolerance or margin
-// (whatever the verdict: the reproduction must not be tuned to the claims) and counted.
+// there — `schedlab reproduce jv-fig12 --label paper` with the prebuilt binary (reproduceBuilt)
+// — and reads its claims.json: the paper's population, and every claim judged against its
+// stated tolerance or margin (whatever the verdict: the reproduction must not be tuned to the
+// claims) and counted.
 func TestReproducePaperFig12(t *testing.T) {
 	if testing.Short() {
 		t.Skip("the whole month takes seconds to minutes (-short)")
 	}
 	src := paperSrc(t)
-	a, err := Reproduce("jv-fig12", Options{Src: src, Label: PaperLabel, OutDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
+	doc := reproduceBuilt(t, "jv-fig12", PaperLabel, src)
+	if len(doc.Targets) != 1 || doc.Targets[0].ID != "jv-fig12" || doc.Targets[0].Kind != "jamaisvu" {
+		t.Fatalf("claims.json targets = %+v, want jv-fig12 alone", doc.Targets)
 	}
-	if !strings.Contains(a.Notes, "385582 jobs here, 385582 in the paper") {
-		t.Errorf("population differs from the paper's: %s", a.Notes)
+	a := doc.Targets[0]
+	if !slices.ContainsFunc(a.Notes, func(n string) bool { return strings.Contains(n, "385582 jobs here, 385582 in the paper") }) {
+		t.Errorf("population differs from the paper's: %s", strings.Join(a.Notes, "\n"))
 	}
-	if a.Informational != "" {
+	if a.Informational != "" || doc.Tally.Informational != 0 {
 		t.Errorf("paper-label claims marked as not counted: %s", a.Informational)
 	}
+	if len(a.Claims) == 0 || doc.Tally.Counted != len(a.Claims) {
+		t.Errorf("%d claims, %d counted", len(a.Claims), doc.Tally.Counted)
+	}
 	for _, c := range a.Claims {
-		if c.Verdict != claim.Held && c.Verdict != claim.NotHeld || c.Test == "" || c.Reason == "" || c.Ours == "" {
-			t.Errorf("claim %q not judged: verdict %v, test %q, reason %q, ours %q", c.Text, c.Verdict, c.Test, c.Reason, c.Ours)
+		if c.Verdict != claim.Held.String() && c.Verdict != claim.NotHeld.String() || !c.Counted || c.Test == "" || c.Reason == "" || c.Ours == "" {
+			t.Errorf("claim %q not judged: verdict %q, counted %v, test %q, reason %q, ours %q", c.Text, c.Verdict, c.Counted, c.Test, c.Reason, c.Ours)
 		}
 	}
 }

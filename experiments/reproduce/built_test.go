@@ -59,6 +59,15 @@ func builtReport(t *testing.T, out string, args ...string) *Report {
 	if want := rep.Tally().String(); !strings.Contains(stdout, want+"\n") {
 		t.Errorf("schedlab printed\n%s\nthe report derived from its cells has the tally\n%s", stdout, want)
 	}
+	// The binary's claims.json is the one of the report derived here, byte for byte: every
+	// verdict, number and test.
+	var want bytes.Buffer
+	if err := rep.WriteClaimsJSON(&want); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := os.ReadFile(filepath.Join(out, ClaimsFile)); err != nil || !bytes.Equal(got, want.Bytes()) {
+		t.Errorf("schedlab's %s differs from the one of the report derived from its cells (%v)", ClaimsFile, err)
+	}
 	return rep
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"strings"
 	"testing"
@@ -286,5 +287,45 @@ func TestClaimsJSONJVuNumbers(t *testing.T) {
 	}
 	if numbers == 0 {
 		t.Error("no JamaisVu claim of jv-fig12 carries its number")
+	}
+}
+
+// TestClaimsJSONDocumented checks that README.md names every key of claims.json.
+func TestClaimsJSONDocumented(t *testing.T) {
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[reflect.Type]bool{}
+	var walk func(reflect.Type)
+	walk = func(ty reflect.Type) {
+		for ty.Kind() == reflect.Pointer || ty.Kind() == reflect.Slice {
+			ty = ty.Elem()
+		}
+		if ty.Kind() != reflect.Struct || seen[ty] {
+			return
+		}
+		seen[ty] = true
+		for i := range ty.NumField() {
+			f := ty.Field(i)
+			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			if f.Anonymous && name == "" {
+				walk(f.Type)
+				continue
+			}
+			if !bytes.Contains(readme, []byte("`"+name+"`")) {
+				t.Errorf("README.md does not document claims.json's key %q (%s.%s)", name, ty.Name(), f.Name)
+			}
+			walk(f.Type)
+		}
+	}
+	walk(reflect.TypeOf(ClaimsDoc{}))
+	if len(seen) < 10 {
+		t.Errorf("walked %d types of claims.json", len(seen))
+	}
+	for _, v := range []string{KindSpec, KindJamaisVu, KindFailed, ClaimsFormat} {
+		if !bytes.Contains(readme, []byte(v)) {
+			t.Errorf("README.md does not name %q", v)
+		}
 	}
 }

@@ -138,6 +138,13 @@ func TestFailedSpecKeepsTheOthers(t *testing.T) {
 	if !slices.Equal(se.Failed, []string{rep.Sections[0].ID, rep.Sections[2].ID}) {
 		t.Errorf("failed = %v", se.Failed)
 	}
+	// claims.json, replaced whole too: the failed targets with their errors, the good one's claim.
+	doc := decodeClaims(t, checkClaimsFile(t, out, rep))
+	if k := []string{doc.Targets[0].Kind, doc.Targets[1].Kind, doc.Targets[2].Kind}; !slices.Equal(k, []string{KindFailed, KindSpec, KindFailed}) ||
+		!strings.Contains(doc.Targets[2].Error, "injected failure of cell 2") || !strings.Contains(doc.Targets[0].Error, "garbage.txt:1") ||
+		len(doc.Targets[1].Figures) != 1 || doc.Targets[1].Figures[0].Claims[0].Verdict != "held" {
+		t.Errorf("claims.json targets = %+v", doc.Targets)
+	}
 }
 
 // TestInterruptedRunWritesTheReport: a cancelled context still writes the report, the targets

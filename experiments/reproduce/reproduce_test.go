@@ -314,10 +314,15 @@ func TestReproduceDemo(t *testing.T) {
 	if bytes.Contains(page, []byte(`src="http`)) || bytes.Contains(page, []byte(`href="http`)) {
 		t.Errorf("index.html is not self-contained")
 	}
-	// A second reproduce finds every cell cached and writes the same sections.
+	claims := checkClaimsFile(t, dir, rep)
+	// A second reproduce finds every cell cached and writes the same sections and the same
+	// claims.json.
 	rep2, err := RunTargets(context.Background(), demoTargets, Options{Out: dir, Label: "quick", Formats: []string{"svg", "png"}})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if again := checkClaimsFile(t, dir, rep2); !bytes.Equal(again, claims) {
+		t.Errorf("claims.json of the cached rerun differs from the first run's")
 	}
 	if rep2.Specs()[0].Ran != 0 {
 		t.Errorf("rerun ran %d cells", rep2.Specs()[0].Ran)

@@ -89,6 +89,12 @@ func TestSensitivityReport(t *testing.T) {
 			t.Errorf("report.md lacks %q:\n%s", want, md)
 		}
 	}
+	// claims.json has each point's verdict as report.md does.
+	doc := decodeClaims(t, checkClaimsFile(t, dir, rep))
+	if sd := doc.Targets[0].Sensitivity; sd == nil || len(sd.Claims) != 2 || sd.Claims[1].Points[0].Verdict != "not held" || sd.Claims[1].Points[1].Verdict != "held" ||
+		sd.Claims[1].Region != "not held at base; held at workload.machines=25" || len(sd.Claims[1].Points[1].Groups) != 1 {
+		t.Errorf("claims.json sensitivity = %+v", sd)
+	}
 	// The paper label runs both values: 3 points.
 	ps, err := spec.WithLabel("paper")
 	if err != nil {
