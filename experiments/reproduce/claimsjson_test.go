@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -327,5 +328,35 @@ func TestClaimsJSONDocumented(t *testing.T) {
 		if !bytes.Contains(readme, []byte(v)) {
 			t.Errorf("README.md does not name %q", v)
 		}
+	}
+}
+
+// TestNumberRoundTrip: a claims.json number reads back as the same float64, in the shortest
+// form; a number that is not finite is null and reads back as NaN.
+func TestNumberRoundTrip(t *testing.T) {
+	for _, tc := range []struct {
+		in   float64
+		want string
+	}{
+		{0.95, "0.95"}, {41.5, "41.5"}, {1e-7, "1e-7"}, {1e21, "1e+21"}, {-2.5e-3, "-0.0025"},
+		{math.MaxFloat64, "1.7976931348623157e+308"}, {math.SmallestNonzeroFloat64, "5e-324"},
+		{1.0 / 3, "0.3333333333333333"}, {math.NaN(), "null"}, {math.Inf(1), "null"}, {math.Inf(-1), "null"},
+	} {
+		b, err := json.Marshal(Number(tc.in))
+		if err != nil || string(b) != tc.want {
+			t.Errorf("Number(%v) = %s, %v; want %s", tc.in, b, err, tc.want)
+			continue
+		}
+		var back Number
+		if err := json.Unmarshal(b, &back); err != nil {
+			t.Fatal(err)
+		}
+		if f := float64(back); f != tc.in && !(math.IsNaN(f) && (math.IsNaN(tc.in) || math.IsInf(tc.in, 0))) {
+			t.Errorf("%s reads back as %v, want %v", b, f, tc.in)
+		}
+	}
+	var n Number
+	if err := json.Unmarshal([]byte(`"0.5"`), &n); err == nil {
+		t.Error("a string reads as a number")
 	}
 }

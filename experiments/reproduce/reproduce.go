@@ -236,15 +236,16 @@ func (r *Report) Held() (held, total int) {
 }
 
 // Run sweeps each spec, draws its figures and tables, checks its claims, and writes
-// Out/report.md and Out/index.html.
+// Out/report.md, Out/index.html and Out/claims.json.
 func Run(ctx context.Context, specs []*experiments.Spec, o Options) (*Report, error) {
 	return RunTargets(ctx, SpecTargets(specs), o)
 }
 
 // RunTargets reproduces each target — a spec as Run does, the JamaisVu reproductions with
 // jvu.ReproduceAll (all of them at once, reading the trace once, into Out/jvu) — and writes
-// Out/report.md and Out/index.html with one section per target, in the order given. The
-// JamaisVu trace is located (JVuSource) before any sweep runs.
+// Out/report.md and Out/index.html with one section per target, in the order given, and
+// Out/claims.json with one target per section (ClaimsDoc). The JamaisVu trace is located
+// (JVuSource) before any sweep runs.
 func RunTargets(ctx context.Context, targets []Target, o Options) (*Report, error) {
 	if o.Out == "" {
 		return nil, fmt.Errorf("%w: reproduce: no output directory", experiments.ErrConfig)
