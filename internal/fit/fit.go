@@ -41,6 +41,10 @@ type Tree struct {
 	fail          []traces.Vec
 	failAt, grown []uint64
 
+	// gen counts the changes that may have grown some machine's capacity (hint.go): while it
+	// stands, capacities only shrank, and a search's answer bounds later ones.
+	gen uint64
+
 	// A plan's journal (plan.go): while planning, the machines Set changed, once each.
 	planning bool
 	planned  []int32
@@ -148,8 +152,9 @@ func (t *Tree) fitsBeyond(d *traces.Vec) bool {
 	return true
 }
 
-// forget drops every failure memo.
+// forget drops every failure memo (and every search hint: capacities were set anew).
 func (t *Tree) forget() {
+	t.gen++
 	clear(t.failAt)
 	clear(t.grown)
 	t.clock = 1
@@ -252,6 +257,7 @@ func (t *Tree) Set(m int, v traces.Vec) {
 	}
 	if grew {
 		t.clock++
+		t.gen++
 	}
 	if !shrank {
 		leaf := &t.nodes[i]
