@@ -64,12 +64,16 @@ func (t *Tree) FirstHinted(d traces.Vec, h *Hints) (int, bool) {
 }
 
 // firstUp returns the lowest machine m ≥ from whose free capacity fits d, climbing from from's
-// leaf: each right sibling on the way up that covers d is searched, nearest first.
+// leaf: each right sibling on the way up that covers d is searched, nearest first. When the
+// root's bounds do not cover d (a full cluster) it answers at once, as First does.
 func (t *Tree) firstUp(d traces.Vec, from int) (int, bool) {
 	if from >= t.used || !t.fitsBeyond(&d) {
 		return 0, false
 	}
 	dc := conesOf(&d)
+	if !t.nodes[1].covers(&d, &dc, t.dims) {
+		return 0, false
+	}
 	i := t.size + from
 	if t.nodes[i].covers(&d, &dc, t.dims) {
 		return from, true
