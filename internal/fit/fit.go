@@ -41,6 +41,10 @@ type Tree struct {
 	fail          []traces.Vec
 	failAt, grown []uint64
 
+	// gen counts the changes that may have grown some machine's capacity (hint.go): while it
+	// stands, capacities only shrank, and a search's answer bounds later ones.
+	gen uint64
+
 	// A plan's journal (plan.go): while planning, the machines Set changed, once each.
 	planning bool
 	planned  []int32
@@ -52,7 +56,7 @@ var coneRatios = [...][2]int64{{1, 4}, {1, 2}, {1, 1}, {2, 1}, {4, 1}}
 
 const cones = len(coneRatios)
 
-var _ = [1]struct{}{}[cones-5] // covers spells out five cones
+var _ = [1]struct{}{}[cones-5] // covers, conesOf, pull and raise spell out these five cones
 
 // node holds the bounds of the capacity below a node (cones first: with two dimensions in use,
 // what pull and covers read is then the node's first 56 bytes).
@@ -64,14 +68,11 @@ type node struct {
 // coneLimit keeps p·x from overflowing; capacities beyond it (no real cluster) get weaker bounds.
 const coneLimit = math.MaxInt64 / 8
 
-// conesOf returns the cone values of v (for a machine's capacity or a demand).
+// conesOf returns the cone values of v (for a machine's capacity or a demand). It spells out
+// coneRatios with constant factors (the compiler turns them into shifts), as covers does.
 func conesOf(v *traces.Vec) [cones]int64 {
 	a, b := min(v[0], coneLimit), min(v[1], coneLimit)
-	var c [cones]int64
-	for k, r := range coneRatios {
-		c[k] = min(r[0]*a, r[1]*b)
-	}
-	return c
+	return [cones]int64{min(a, 4*b), min(a, 2*b), min(a, b), min(2*a, b), min(4*a, b)}
 }
 
 // covers reports whether n's bounds cover demand d, whose cones are dc, in the first dims
@@ -151,8 +152,9 @@ func (t *Tree) fitsBeyond(d *traces.Vec) bool {
 	return true
 }
 
-// forget drops every failure memo.
+// forget drops every failure memo (and every search hint: capacities were set anew).
 func (t *Tree) forget() {
+	t.gen++
 	clear(t.failAt)
 	clear(t.grown)
 	t.clock = 1
@@ -209,12 +211,10 @@ func (t *Tree) setLeaf(m int, v traces.Vec) bool {
 // Like covers, it does not branch per bound: it stores every maximum and ORs the differences.
 func (t *Tree) pull(i int) bool {
 	n, l, r := &t.nodes[i], &t.nodes[2*i], &t.nodes[2*i+1]
-	var diff int64
-	for k := range n.cone {
-		x := max(l.cone[k], r.cone[k])
-		diff |= x ^ n.cone[k]
-		n.cone[k] = x
-	}
+	c := [cones]int64{max(l.cone[0], r.cone[0]), max(l.cone[1], r.cone[1]), max(l.cone[2], r.cone[2]),
+		max(l.cone[3], r.cone[3]), max(l.cone[4], r.cone[4])}
+	diff := (c[0] ^ n.cone[0]) | (c[1] ^ n.cone[1]) | (c[2] ^ n.cone[2]) | (c[3] ^ n.cone[3]) | (c[4] ^ n.cone[4])
+	n.cone = c
 	for d := range t.dims {
 		x := max(l.max[d], r.max[d])
 		diff |= x ^ n.max[d]
@@ -225,12 +225,10 @@ func (t *Tree) pull(i int) bool {
 
 // raise lifts n's bounds to at least leaf's and reports whether any rose.
 func (n *node) raise(leaf *node, dims int) bool {
-	var diff int64
-	for k := range n.cone {
-		x := max(n.cone[k], leaf.cone[k])
-		diff |= x ^ n.cone[k]
-		n.cone[k] = x
-	}
+	c := [cones]int64{max(n.cone[0], leaf.cone[0]), max(n.cone[1], leaf.cone[1]), max(n.cone[2], leaf.cone[2]),
+		max(n.cone[3], leaf.cone[3]), max(n.cone[4], leaf.cone[4])}
+	diff := (c[0] ^ n.cone[0]) | (c[1] ^ n.cone[1]) | (c[2] ^ n.cone[2]) | (c[3] ^ n.cone[3]) | (c[4] ^ n.cone[4])
+	n.cone = c
 	for d := range dims {
 		x := max(n.max[d], leaf.max[d])
 		diff |= x ^ n.max[d]
@@ -259,6 +257,7 @@ func (t *Tree) Set(m int, v traces.Vec) {
 	}
 	if grew {
 		t.clock++
+		t.gen++
 	}
 	if !shrank {
 		leaf := &t.nodes[i]

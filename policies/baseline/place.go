@@ -61,6 +61,7 @@ type placer struct {
 	dirty   []int32
 	isDirty []bool
 	holds   []hold
+	hints   fit.Hints // recent searches of tree: later ones start where they ended
 }
 
 // multi reports whether the placer tracks several machines.
@@ -185,7 +186,7 @@ func (pl *placer) find(d traces.Vec, rank int64) (int, bool) {
 	if pl.n == 1 {
 		return 0, d.Fits(pl.avail(0, rank))
 	}
-	m, ok := pl.tree.First(d)
+	m, ok := pl.tree.FirstHinted(d, &pl.hints)
 	for ok && len(pl.holds) > 0 && !d.Fits(pl.avail(m, rank)) {
 		m, ok = pl.tree.FirstFrom(d, m+1)
 	}
