@@ -267,7 +267,7 @@ func doCell(ctx context.Context, p *Plan, c *Cell, cache, out string, wait bool)
 		p.release(c.Config.Workload)
 		return false, false, nil
 	}
-	return true, false, runCell(p, c, cache, out)
+	return true, false, runCell(p, c, cache, out, l)
 }
 
 func shardRows(p *Plan, s Shard) []manifestCell {
@@ -295,12 +295,18 @@ func cleanOutTemps(out string) {
 	}
 }
 
-// runCell replays one cell and moves its outputs, with its measured cost (CostFile), into the
-// cache atomically — or, when the result is not deterministic, into out/UncachedDir, where this
-// sweep's table finds it and no later sweep takes it for a cached cell. The caller holds the
-// cell's lock. A panic in the replay or in a writer (an encoder's on a full disk, say) becomes the
-// cell's error.
-func runCell(p *Plan, c *Cell, cache, out string) error {
+// runCell replays one cell and moves its outputs into the cache atomically, then adds its
+// measured cost (CostFile) — or, when the result is not deterministic, moves outputs and cost
+// into out/UncachedDir, where this sweep's table finds them and no later sweep takes them for a
+// cached cell. The caller holds the cell's lock, l. A panic in the replay or in a writer (an
+// encoder's on a full disk, say) becomes the cell's error.
+//
+// The lock file becomes the published cell's CostFile (Lock.Rename) rather than being deleted:
+// on ext4 without a journal (this project's VMs) every inode allocation scans past the inodes
+// of its block group deleted in the last minute (fs/ext4/ialloc.c, recently_deleted), so a lock
+// file deleted per cell made each later cell's file creations slower, the more so the longer
+// the sweep ran; and a cell creates one file fewer.
+func runCell(p *Plan, c *Cell, cache, out string, l *safefs.Lock) error {
 	w, hash, err := p.acquire(c.Config.Workload)
 	if err != nil {
 		return err
@@ -341,17 +347,40 @@ func runCell(p *Plan, c *Cell, cache, out string) error {
 			return err
 		}
 	}
-	return publishCell(dest, c.Key, func(dir string) error {
-		if err := o.WriteOutputs(dir); err != nil {
-			return err
-		}
-		b, err := json.Marshal(cost)
-		if err != nil {
-			return err
-		}
-		// Inside the cell's temporary directory, whose rename publishes it: no fsync needed.
-		return os.WriteFile(filepath.Join(dir, CostFile), append(b, '\n'), 0o644)
-	})
+	b, err := json.Marshal(cost)
+	if err != nil {
+		return err
+	}
+	b = append(b, '\n')
+	if dest != cache { // out/UncachedDir, maybe on another file system than the lock
+		return publishCell(dest, c.Key, func(dir string) error {
+			if err := o.WriteOutputs(dir); err != nil {
+				return err
+			}
+			// Inside the cell's temporary directory, whose rename publishes it: no fsync needed.
+			return os.WriteFile(filepath.Join(dir, CostFile), b, 0o644)
+		})
+	}
+	if err := publishCell(cache, c.Key, o.WriteOutputs); err != nil {
+		return err
+	}
+	// The lock's name stays taken until the cell is published, so no other process starts
+	// computing it meanwhile; the cost arrives an instant after the results (readCost takes the
+	// replay's wall time from summary.json for a cell without one), and a crash in between loses
+	// only the measurement.
+	return writeLockAs(l, b, filepath.Join(CellDir(cache, c.Key), CostFile))
+}
+
+// writeLockAs makes the held lock file l the file path holding data (see runCell).
+func writeLockAs(l *safefs.Lock, data []byte, path string) error {
+	f := l.File()
+	if err := f.Truncate(0); err != nil {
+		return err
+	}
+	if _, err := f.WriteAt(data, 0); err != nil {
+		return err
+	}
+	return l.Rename(path)
 }
 
 // nondeterministicForTest, when set by a test, marks cells' results nondeterministic as a
