@@ -54,13 +54,30 @@ func TryLock(path string) (l *Lock, ok bool, err error) {
 // File returns the open lock file (to record the holder's pid in it, say).
 func (l *Lock) File() *os.File { return l.f }
 
-// Unlock removes the lock file and releases the lock. A nil Lock is allowed.
+// Unlock removes the lock file (unless Rename moved it) and releases the lock. A nil Lock is
+// allowed.
 func (l *Lock) Unlock() {
 	if l == nil {
 		return
 	}
-	os.Remove(l.path)
+	if l.path != "" {
+		os.Remove(l.path)
+	}
 	l.f.Close()
+}
+
+// Rename moves the held lock file to path on the same file system — to make it a file the holder
+// would otherwise create, so that taking and giving up the lock creates one file fewer and
+// deletes none. To other processes this is Unlock's removal: the lock's name is free at once,
+// and one that opened the old name and locks it after the holder releases it finds the name
+// gone (TryLock's identity check) and locks the name afresh. Unlock then only releases the lock
+// and leaves the file at path.
+func (l *Lock) Rename(path string) error {
+	if err := os.Rename(l.path, path); err != nil {
+		return err
+	}
+	l.path = ""
+	return nil
 }
 
 // Release releases the lock and leaves the file (whose directory the holder has removed, say).

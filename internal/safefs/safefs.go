@@ -8,6 +8,7 @@
 package safefs
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -105,6 +106,9 @@ func MkdirTemp(dir, pattern string) (string, error) {
 	}
 }
 
+// writeBuffer is the size of WriteFile's write buffer.
+const writeBuffer = 64 << 10
+
 // Option changes how WriteFile writes.
 type Option int
 
@@ -116,8 +120,9 @@ const NoSync Option = 1
 // WriteFile writes path by calling write on a temporary file beside it (".<name>.tmp-*", which
 // the caller's cleanup of a directory may remove when no process can be writing it), synced
 // unless NoSync is given, then renamed over path: readers and crashes see the old content or the
-// new, never a part. A panic in write is returned as an error; on any error the temporary is
-// removed and path is untouched. The file gets 0666 less the umask.
+// new, never a part. Writes reach the file through a buffer, flushed when write returns. A panic
+// in write is returned as an error; on any error the temporary is removed and path is untouched.
+// The file gets 0666 less the umask.
 func WriteFile(path string, write func(w io.Writer) error, opts ...Option) (err error) {
 	sync := true
 	for _, o := range opts {
@@ -136,8 +141,16 @@ func WriteFile(path string, write func(w io.Writer) error, opts ...Option) (err 
 			os.Remove(tmp)
 		}
 	}()
+	// Buffered: Parquet and YAML writers make many small writes (a cell's outputs took 68 write
+	// calls), and each is a system call on an unbuffered file.
 	ew := &ErrWriter{W: f}
-	if err = ew.Recover(func() error { return write(ew) }); err != nil {
+	bw := bufio.NewWriterSize(ew, writeBuffer)
+	if err = ew.Recover(func() error {
+		if err := write(bw); err != nil {
+			return err
+		}
+		return bw.Flush()
+	}); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	if sync {

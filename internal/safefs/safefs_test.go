@@ -150,6 +150,43 @@ func TestLockProtocol(t *testing.T) {
 	}
 }
 
+// TestLockRename: a held lock file renamed away frees the lock's name at once — one that opened
+// the old name locks the moved file only after its holder lets go, and then TryLock sees the name
+// gone and locks it afresh — and Unlock leaves the moved file, with what the holder wrote, in
+// place.
+func TestLockRename(t *testing.T) {
+	dir := t.TempDir()
+	path, moved := filepath.Join(dir, ".lock-x"), filepath.Join(dir, "cost.json")
+	a, ok, err := TryLock(path)
+	if err != nil || !ok {
+		t.Fatal(err, ok)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	a.File().WriteAt([]byte("{}\n"), 0)
+	if err := a.Rename(moved); err != nil {
+		t.Fatal(err)
+	}
+	if ok, _ := flock(f); ok {
+		t.Fatal("the moved lock file was locked while held")
+	}
+	c, ok, err := TryLock(path)
+	if err != nil || !ok {
+		t.Fatal("the old name could not be locked afresh while the moved file was held", err)
+	}
+	c.Unlock()
+	a.Unlock()
+	if b, err := os.ReadFile(moved); err != nil || string(b) != "{}\n" {
+		t.Errorf("the moved file after Unlock: %q, %v", b, err)
+	}
+	if _, err := os.Stat(path); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a lock file is left at the old name: %v", err)
+	}
+}
+
 // TestStaleWorkDirectories: a work directory is removed by CleanStale once its process is killed
 // (kill -9: no deferred cleanup ran), never while the process lives, and a process's own work
 // directories are safe from its own CleanStale.
