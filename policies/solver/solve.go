@@ -69,6 +69,9 @@ type Options struct {
 	// DumpDir/<name>-<seq>.lp before solving (the `--dump-models DIR` of
 	// runs). Dump failures are returned as errors.
 	DumpDir string
+	// Tuning sets further HiGHS options by name (tuning experiments; see Setting). They apply
+	// after the fields above and are undone before a solve with different Tuning.
+	Tuning []Setting
 }
 
 // Status is the outcome of a solve.
@@ -409,6 +412,9 @@ func (in *instance) solve(ctx context.Context, m *Model, o *Options) (*Result, e
 		in.done, in.log = nil, nil
 	}()
 
+	if err := in.applyTuning(ctx, o.Tuning); err != nil {
+		return nil, err
+	}
 	if err := in.applyOptions(ctx, o); err != nil {
 		return nil, err
 	}
