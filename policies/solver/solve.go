@@ -70,7 +70,8 @@ type Options struct {
 	// runs). Dump failures are returned as errors.
 	DumpDir string
 	// Tuning sets further HiGHS options by name (tuning experiments; see Setting). They apply
-	// after the fields above and are undone before a solve with different Tuning.
+	// after the fields above (so they win over them) and are undone before a solve with
+	// different Tuning.
 	Tuning []Setting
 }
 
@@ -412,10 +413,13 @@ func (in *instance) solve(ctx context.Context, m *Model, o *Options) (*Result, e
 		in.done, in.log = nil, nil
 	}()
 
-	if err := in.applyTuning(ctx, o.Tuning); err != nil {
+	if err := in.resetTuning(ctx, o.Tuning); err != nil {
 		return nil, err
 	}
 	if err := in.applyOptions(ctx, o); err != nil {
+		return nil, err
+	}
+	if err := in.applyTuning(ctx, o.Tuning); err != nil {
 		return nil, err
 	}
 	ws := o.WarmStart

@@ -17,20 +17,24 @@ type Setting struct {
 // String renders the setting as name=value (benchmark names).
 func (s Setting) String() string { return fmt.Sprintf("%s=%v", s.Name, s.Value) }
 
-// applyTuning sets o.Tuning on the instance. An instance that ran with other tuning settings is
-// reset to HiGHS's defaults (and the base options) first, so a setting never leaks into a later
-// solve that did not ask for it.
+// resetTuning resets an instance that ran with other tuning settings than tuning to HiGHS's
+// defaults and the base options, so a setting never leaks into a later solve that did not ask for
+// it. It runs before applyOptions, applyTuning after it (so Tuning wins over the fields).
+func (in *instance) resetTuning(ctx context.Context, tuning []Setting) error {
+	if len(in.tuning) == 0 || slices.Equal(in.tuning, tuning) {
+		return nil
+	}
+	if _, err := in.call(ctx, in.fn.resetOptions, uint64(in.highs)); err != nil {
+		return err
+	}
+	in.tuning = nil
+	return in.setBaseOptions(ctx)
+}
+
+// applyTuning sets tuning on the instance (after resetTuning and applyOptions).
 func (in *instance) applyTuning(ctx context.Context, tuning []Setting) error {
 	if slices.Equal(in.tuning, tuning) {
 		return nil
-	}
-	if len(in.tuning) > 0 {
-		if _, err := in.call(ctx, in.fn.resetOptions, uint64(in.highs)); err != nil {
-			return err
-		}
-		if err := in.setBaseOptions(ctx); err != nil {
-			return err
-		}
 	}
 	// Until every setting is applied the instance's options are unknown: a sentinel no Options
 	// equals makes the next solve reset them.

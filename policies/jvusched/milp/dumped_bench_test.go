@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"math"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -22,6 +23,8 @@ var (
 	tuning = flag.String("tuning", "", "BenchmarkDumpedMILPs: variants to time against the default, ';'-separated, "+
 		"each ','-separated HiGHS name=value (a value with '.' or 'e' is a float, true/false a bool, digits an int)")
 )
+
+var highsLog = flag.Bool("highslog", false, "BenchmarkDumpedMILPs: log HiGHS's output of every solve")
 
 // parseTuning reads one -tuning variant: "mip_detect_symmetry=false,mip_heuristic_effort=0.2".
 func parseTuning(s string) ([]solver.Setting, error) {
@@ -85,6 +88,8 @@ func BenchmarkDumpedMILPs(b *testing.B) {
 		obj    float64
 		chosen []int
 		cpu    time.Duration
+		nodes  int64
+		iters  int64
 	}
 	var base []outcome
 	var baseTotal time.Duration
@@ -102,7 +107,11 @@ func BenchmarkDumpedMILPs(b *testing.B) {
 				outs := make([]outcome, len(progs))
 				for i, prog := range progs {
 					c0 := testutil.CPUTime()
-					res, err := s.Solve(context.Background(), prog.Model, solver.Options{MIPGap: 1e-9, Tuning: v})
+					opts := solver.Options{MIPGap: 1e-9, Tuning: v}
+					if *highsLog {
+						opts.Log = os.Stderr
+					}
+					res, err := s.Solve(context.Background(), prog.Model, opts)
 					cpu := testutil.CPUTime() - c0
 					if err != nil {
 						b.Fatalf("%s: %v", files[i], err)
@@ -110,7 +119,7 @@ func BenchmarkDumpedMILPs(b *testing.B) {
 					if res.Status != solver.StatusOptimal {
 						b.Fatalf("%s: status %s", files[i], res.Status)
 					}
-					o := outcome{obj: res.Objective, cpu: cpu}
+					o := outcome{obj: res.Objective, cpu: cpu, nodes: res.Stats.Nodes, iters: res.Stats.SimplexIterations}
 					for li, l := range prog.Leaves {
 						if res.Values[l.Ind] > 0.5 {
 							o.chosen = append(o.chosen, li)
@@ -119,9 +128,12 @@ func BenchmarkDumpedMILPs(b *testing.B) {
 					outs[i] = o
 				}
 				var total time.Duration
+				var nodes, iters int64
 				cpus := make([]float64, len(outs))
 				for i, o := range outs {
 					total += o.cpu
+					nodes += o.nodes
+					iters += o.iters
 					cpus[i] = float64(o.cpu.Microseconds()) / 1000
 				}
 				slices.Sort(cpus)
@@ -141,6 +153,8 @@ func BenchmarkDumpedMILPs(b *testing.B) {
 				b.ReportMetric(cpus[len(cpus)-1], "cpu-max-ms")
 				b.ReportMetric(total.Seconds()/baseTotal.Seconds(), "cpu-vs-default")
 				b.ReportMetric(float64(differ), "optima-differ")
+				b.ReportMetric(float64(nodes), "nodes")
+				b.ReportMetric(float64(iters), "simplex-iters")
 			}
 		})
 	}
