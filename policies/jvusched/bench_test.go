@@ -1,8 +1,11 @@
 package jvusched_test
 
 import (
+	"flag"
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"slices"
 	"testing"
 	"time"
@@ -93,6 +96,11 @@ func exp1(b *testing.B, jobs int) *traces.Workload {
 	return w
 }
 
+// jvDump, when set, makes BenchmarkEXP1 write every solve's problem (milp's text form) into the
+// directory, and solves.tsv there: one line per solve (name, pending, cols, rows, cycle CPU ms),
+// the input of BenchmarkDumpedMILPs.
+var jvDump = flag.String("jvdump", "", "BenchmarkEXP1: dump every solve's problem and solves.tsv into this directory")
+
 // BenchmarkEXP1 replays JamaisVu's EXP1 (load 0.9, SC256, 5 s cycles) under jvusched with
 // JVuPredict estimates and reports the MILP cycle times (build + solve + decode of every cycle
 // that solved one), how much faster than simulated time the whole run is, and the MILP sizes.
@@ -121,7 +129,7 @@ func BenchmarkEXP1(b *testing.B) {
 		b.Run(name, func(b *testing.B) {
 			w := exp1(b, tt.jobs)
 			for range b.N {
-				pol, err := jvusched.New(policies.Options{Params: params})
+				pol, err := jvusched.New(policies.Options{Params: params, DumpModels: *jvDump})
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -156,6 +164,9 @@ func BenchmarkEXP1(b *testing.B) {
 				b.ReportMetric(quantile(intsF(cols["rows"].Int64), 1), "rows-max")
 				b.ReportMetric(quantile(intsF(cols["pending"].Int64), 1), "pending-max")
 				logByPending(b, cols, tp.cpu)
+				if *jvDump != "" {
+					writeSolveIndex(b, *jvDump, cols, tp.cpu)
+				}
 			}
 		})
 	}
@@ -183,6 +194,24 @@ func logByPending(b *testing.B, cols map[string]policies.Column, cpu []time.Dura
 		}
 		b.Logf("pending=%d%s solves=%d cols-p50=%.0f rows-p50=%.0f integers-p50=%.0f cycle-cpu-p50-ms=%.2f cycle-cpu-max-ms=%.1f",
 			n, map[bool]string{true: "+", false: ""}[n == 16], len(idx), quantile(cs, .5), quantile(rs, .5), quantile(is, .5), quantile(ts, .5), quantile(ts, 1))
+	}
+}
+
+// writeSolveIndex writes DIR/solves.tsv: per solve its problem's file name, pending jobs, columns,
+// rows and (global mode, one solve per cycle) the cycle's CPU milliseconds.
+func writeSolveIndex(b *testing.B, dir string, cols map[string]policies.Column, cpu []time.Duration) {
+	var sb []byte
+	sb = append(sb, "problem\tpending\tcols\trows\tcycle_cpu_ms\n"...)
+	for i, call := range cols["call"].Int64 {
+		c := -1.0
+		if len(cpu) == len(cols["call"].Int64) {
+			c = float64(cpu[i].Microseconds()) / 1000
+		}
+		sb = fmt.Appendf(sb, "jvusched_c%06d_s%d.problem\t%d\t%d\t%d\t%.2f\n", call, cols["solve"].Int64[i],
+			cols["pending"].Int64[i], cols["cols"].Int64[i], cols["rows"].Int64[i], c)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "solves.tsv"), sb, 0o644); err != nil {
+		b.Fatal(err)
 	}
 }
 

@@ -38,6 +38,7 @@ type instance struct {
 	cstrs    map[string]uint32 // cached NUL-terminated strings
 
 	applied appliedOptions
+	tuning  []Setting // Options.Tuning last applied
 
 	// In-memory file system for model export/import.
 	files  map[string][]byte

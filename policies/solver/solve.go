@@ -69,6 +69,10 @@ type Options struct {
 	// DumpDir/<name>-<seq>.lp before solving (the `--dump-models DIR` of
 	// runs). Dump failures are returned as errors.
 	DumpDir string
+	// Tuning sets further HiGHS options by name (tuning experiments; see Setting). They apply
+	// after the fields above (so they win over them) and are undone before a solve with
+	// different Tuning.
+	Tuning []Setting
 }
 
 // Status is the outcome of a solve.
@@ -409,7 +413,13 @@ func (in *instance) solve(ctx context.Context, m *Model, o *Options) (*Result, e
 		in.done, in.log = nil, nil
 	}()
 
+	if err := in.resetTuning(ctx, o.Tuning); err != nil {
+		return nil, err
+	}
 	if err := in.applyOptions(ctx, o); err != nil {
+		return nil, err
+	}
+	if err := in.applyTuning(ctx, o.Tuning); err != nil {
 		return nil, err
 	}
 	ws := o.WarmStart

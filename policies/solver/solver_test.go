@@ -755,3 +755,29 @@ func TestPackageLevelSolve(t *testing.T) {
 		t.Fatalf("%v\n%s", err, buf.String())
 	}
 }
+
+func TestTuning(t *testing.T) {
+	s := newTestSolver(t)
+	m, want := CheckMILP()
+	res, err := s.Solve(context.Background(), twoKnapsacks(20, 3), Options{MIPGap: 1e-9, Tuning: []Setting{{"mip_max_leaves", 1}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Status == StatusOptimal {
+		t.Fatalf("mip_max_leaves=1: status %v after %d nodes, want a limit", res.Status, res.Stats.Nodes)
+	}
+	for _, bad := range [][]Setting{{{"no_such_option", 1}}, {{"mip_max_leaves", "x"}}, {{"mip_heuristic_effort", 0.5}, {"mip_max_leaves", []int{1}}}} {
+		if _, err := s.Solve(context.Background(), m, Options{Tuning: bad}); !errors.Is(err, ErrInvalidOption) {
+			t.Errorf("tuning %v: %v, want ErrInvalidOption", bad, err)
+		}
+	}
+	// Settings never leak into a solve that does not ask for them.
+	res, err = s.Solve(context.Background(), twoKnapsacks(20, 3), Options{MIPGap: 1e-9})
+	if err != nil || res.Status != StatusOptimal {
+		t.Fatalf("untuned solve after tuned ones: %v %v", res.Status, err)
+	}
+	res, err = s.Solve(context.Background(), m, Options{MIPGap: 1e-9, Tuning: []Setting{{"mip_detect_symmetry", false}, {"mip_heuristic_effort", 0.0}}})
+	if err != nil || res.Status != StatusOptimal || !near(res.Objective, want) {
+		t.Fatalf("tuned solve: %v %v %v", res.Status, res.Objective, err)
+	}
+}
