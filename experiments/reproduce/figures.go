@@ -27,6 +27,8 @@ type data struct {
 	spec  *experiments.Spec
 	t     *sweep.Table
 	cache string
+	// uncached holds the cells whose results were not deterministic (sweep.UncachedDir).
+	uncached string
 	// labels are the spec at its other labels: a claim that refers to their cells is not
 	// evaluable at this one.
 	labels []*experiments.Spec
@@ -34,6 +36,22 @@ type data struct {
 	mu   sync.Mutex
 	jobs map[string][]float64 // key + "\x00" + column → values
 }
+
+// cellDir is the directory of a cell's outputs: the cache, or for a nondeterministic cell the
+// sweep's uncached/ directory.
+func (d *data) cellDir(key string) string {
+	dir := sweep.CellDir(d.cache, key)
+	if d.uncached != "" {
+		if _, err := os.Stat(dir); err != nil {
+			if alt := sweep.CellDir(d.uncached, key); exists(alt) {
+				return alt
+			}
+		}
+	}
+	return dir
+}
+
+func exists(path string) bool { _, err := os.Stat(path); return err == nil }
 
 // TableMetricPrefix marks a column of a table that the policy wrote into each cell through
 // policies.Reporter (<name>.parquet beside jobs.parquet): "table.<name>.<column>" stands for
@@ -116,7 +134,7 @@ func (d *data) jobColumn(key, col string, jobWhere map[string][]string) ([]float
 	if v, ok := d.jobs[ck]; ok {
 		return v, nil
 	}
-	path := filepath.Join(sweep.CellDir(d.cache, key), experiments.JobsFile)
+	path := filepath.Join(d.cellDir(key), experiments.JobsFile)
 	var keep []bool
 	for _, c := range fcols {
 		strs, err := readStrings(path, c)
@@ -153,7 +171,7 @@ func (d *data) tableColumn(key, name, col string) ([]float64, error) {
 	if v, ok := d.jobs[ck]; ok {
 		return v, nil
 	}
-	path := filepath.Join(sweep.CellDir(d.cache, key), name+".parquet")
+	path := filepath.Join(d.cellDir(key), name+".parquet")
 	if _, err := os.Stat(path); err != nil {
 		return nil, fmt.Errorf("%w: cell %s has no policy table %q (%v)", experiments.ErrConfig, key[:min(12, len(key))], name, err)
 	}

@@ -29,7 +29,7 @@ func (d *data) buildGantt(fig *experiments.Figure, rows []sweep.Row) (*built, er
 			experiments.ErrConfig, fig.Pos, fig.ID, strings.Join(vary, "; "))
 	}
 	row := slices.MinFunc(rows, func(a, b sweep.Row) int { return cmpF(float64(a.Seed), float64(b.Seed)) })
-	path := filepath.Join(sweep.CellDir(d.cache, row.Key), timeline.TasksFile)
+	path := filepath.Join(d.cellDir(row.Key), timeline.TasksFile)
 	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("%w: %s: figure %s: cell %s has no %s (set metrics.tasks: true in the spec's base)", experiments.ErrConfig, fig.Pos, fig.ID, row.Key, timeline.TasksFile)
 	}

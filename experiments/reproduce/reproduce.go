@@ -379,7 +379,7 @@ func reproduceSpec(ctx context.Context, spec *experiments.Spec, o Options) (*Spe
 		return nil, fmt.Errorf("%s: %w", spec.ID, err)
 	}
 	sr := &SpecReport{Spec: plan.Spec, Label: o.Label, Dir: filepath.ToSlash(rel), Cells: len(plan.Cells), Ran: res.Ran, Cached: res.Cached, Seeds: plan.Spec.Seeds.Values()}
-	d := &data{spec: plan.Spec, t: res.Table, cache: filepath.Join(dir, sweep.CacheDir), labels: otherLabels(spec, o.Label)}
+	d := &data{spec: plan.Spec, t: res.Table, cache: filepath.Join(dir, sweep.CacheDir), uncached: filepath.Join(dir, sweep.UncachedDir), labels: otherLabels(spec, o.Label)}
 	sr.SeedInvariant = seedInvariant(res.Table)
 	all := d.atBase() // with a sensitivity block: figures and main verdicts at the base point
 	figDir := filepath.Join(dir, FiguresDir)

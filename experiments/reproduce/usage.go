@@ -24,7 +24,7 @@ type usageSeries struct {
 
 // readUsage reads one dimension of a cell's usage.parquet.
 func (d *data) readUsage(fig *experiments.Figure, key, dim string) (*usageSeries, error) {
-	path := filepath.Join(sweep.CellDir(d.cache, key), experiments.UsageFile)
+	path := filepath.Join(d.cellDir(key), experiments.UsageFile)
 	qs, err := readStrings(path, experiments.UsageQueueColumn)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("%w: %s: figure %s: cell %s has no %s (metrics.usage_window_s is 0, or the cell was cached before usage.parquet existed)", experiments.ErrConfig, fig.Pos, fig.ID, key, experiments.UsageFile)

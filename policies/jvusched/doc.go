@@ -85,7 +85,9 @@
 // machine's speed: the node limit is deterministic, yet HiGHS closes these MILPs at the root (it
 // does not bound the root's work), so the default relies on a limit generous enough never to be
 // hit on the reproductions' workloads, and counts any solve that hit one (see README.md for
-// the measured cycle times). With no limit hit, the same configuration and seed give the same
+// the measured cycle times); a run in which a limit stopped a solve while time_limit_s was set
+// reports itself nondeterministic (NondeterministicReason: provenance deterministic: false, never
+// cached by sweeps). With no limit hit, the same configuration and seed give the same
 // results (HiGHS is deterministic single-threaded). warm_start=true seeds each solve with the
 // options chosen in the previous cycle that are still offered, as a partial solution; it is off
 // by default because HiGHS completes a partial start with a sub-MIP, which costs more than it

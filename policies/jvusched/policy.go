@@ -617,8 +617,12 @@ func (p *Policy) solveAndApply(c *cycle, plan *policies.Plan, e strl.Expr, reser
 	case solver.StatusFeasible:
 		row.limit = true
 		p.stats.limitIncumbent++
+		p.noteLimit()
 	default:
 		row.limit = res.Status == solver.StatusLimit
+		if row.limit {
+			p.noteLimit()
+		}
 		row.fallback = true
 		p.stats.fallbacks++
 		p.rec.add(row)

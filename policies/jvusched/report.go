@@ -15,6 +15,7 @@ type stats struct {
 	late           int64 // SLO jobs found unable to meet their deadline
 	unschedulable  int64 // jobs with more tasks than machines
 	sizeLimited    int64 // MILPs over the size limits, not solved (also fallbacks)
+	timeLimited    int64 // solves a limit stopped while the time limit was set (NondeterministicReason)
 }
 
 // cycleRow is one solve's record.
