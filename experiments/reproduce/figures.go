@@ -38,20 +38,14 @@ type data struct {
 }
 
 // cellDir is the directory of a cell's outputs: the cache, or for a nondeterministic cell the
-// sweep's uncached/ directory.
+// sweep's uncached/ directory (sweep.FindCell, as the sweep's own table finds them); the cache's
+// when neither holds it, for the caller's error to name.
 func (d *data) cellDir(key string) string {
-	dir := sweep.CellDir(d.cache, key)
-	if d.uncached != "" {
-		if _, err := os.Stat(dir); err != nil {
-			if alt := sweep.CellDir(d.uncached, key); exists(alt) {
-				return alt
-			}
-		}
+	if dir, ok := sweep.FindCell([]string{d.cache, d.uncached}, key); ok {
+		return dir
 	}
-	return dir
+	return sweep.CellDir(d.cache, key)
 }
-
-func exists(path string) bool { _, err := os.Stat(path); return err == nil }
 
 // TableMetricPrefix marks a column of a table that the policy wrote into each cell through
 // policies.Reporter (<name>.parquet beside jobs.parquet): "table.<name>.<column>" stands for

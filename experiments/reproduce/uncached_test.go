@@ -11,6 +11,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
+	"github.com/schedlab/schedlab/experiments"
 	"github.com/schedlab/schedlab/experiments/sweep"
 )
 
@@ -22,6 +23,10 @@ func TestTablesOfUncachedCells(t *testing.T) {
 	key := "0123456789abcdef"
 	cell := sweep.CellDir(filepath.Join(dir, sweep.UncachedDir), key)
 	if err := os.MkdirAll(cell, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// A published cell has its summary (sweep.FindCell takes it as the mark of a complete cell).
+	if err := os.WriteFile(filepath.Join(cell, experiments.SummaryFile), []byte("{}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	schema := arrow.NewSchema([]arrow.Field{{Name: "wall_ms", Type: arrow.PrimitiveTypes.Float64}}, nil)

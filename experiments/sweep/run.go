@@ -462,16 +462,21 @@ func buildTable(spec, label string, cols []Column, cells []manifestCell, caches 
 	return t, nil
 }
 
-// tableRow reads one cell's row from the first cache holding it; found is false when none does.
-func tableRow(cols []Column, mc manifestCell, caches []string) (r Row, found bool, err error) {
-	var dir string
+// FindCell returns the directory of cell key's complete outputs in the first of caches holding
+// them (a sweep's cache, then its UncachedDir, say); ok is false when none does.
+func FindCell(caches []string, key string) (dir string, ok bool) {
 	for _, c := range caches {
-		if cached(c, mc.Key) {
-			dir = CellDir(c, mc.Key)
-			break
+		if c != "" && cached(c, key) {
+			return CellDir(c, key), true
 		}
 	}
-	if dir == "" {
+	return "", false
+}
+
+// tableRow reads one cell's row from the first cache holding it; found is false when none does.
+func tableRow(cols []Column, mc manifestCell, caches []string) (r Row, found bool, err error) {
+	dir, ok := FindCell(caches, mc.Key)
+	if !ok {
 		return Row{}, false, nil
 	}
 	doc, err := readSummary(dir)
